@@ -1,0 +1,98 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The issue's acceptance example, through the real command: five 200s, then
+// 429 with Retry-After and a problem+json body. align=first keeps the 2 s
+// window from rolling over mid-test whatever the wall clock reads.
+func TestServeCommandEndToEnd(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"serve", "--algo", "fixed_window", "--limit", "5", "--window", "2s",
+			"--align", "first", "--addr", "127.0.0.1:0"}, pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no listening line: %v", err)
+	}
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
+	if url == "" {
+		t.Fatalf("listening line %q has no loopback URL", line)
+	}
+	go io.Copy(io.Discard, pr)
+	for i := 1; i <= 6; i++ {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := 200
+		if i == 6 {
+			want = 429
+		}
+		if resp.StatusCode != want {
+			t.Fatalf("request %d: %d, want %d", i, resp.StatusCode, want)
+		}
+		if i == 6 {
+			if resp.Header.Get("Retry-After") == "" || resp.Header.Get("Content-Type") != "application/problem+json" ||
+				!strings.Contains(string(body), `"status":429`) {
+				t.Fatalf("429 lacks Retry-After or problem+json: %v %s", resp.Header, body)
+			}
+		} else if resp.Header.Get("X-RateLimit-Limit") != "5" || resp.Header.Get("RateLimit-Policy") == "" {
+			t.Fatalf("200 lacks quota headers: %v", resp.Header)
+		}
+	}
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Fatalf("serve exited %d after stop, want 0", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("serve did not stop after cancel")
+	}
+}
+
+func TestUsageErrorsExit2WithOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--rate", "ten"},
+		{"serve", "--burst", "-1"},
+		{"serve", "--algo", "magic"},
+		{"serve", "--no-such-flag"},
+		{"no-such-command"},
+		{"version", "extra"},
+	} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), args, io.Discard, &stderr)
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if code != ExitUsage || len(lines) != 1 || !strings.HasPrefix(lines[0], "ratecheck: ") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one 'ratecheck:' line", args, code, stderr.String())
+		}
+	}
+}
+
+func TestVersionAndCompletion(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"version"}, &out, io.Discard); code != 0 || !strings.HasPrefix(out.String(), "ratecheck ") {
+		t.Fatalf("version: %d %q", code, out.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"completion", "bash"}, &out, io.Discard); code != 0 || !strings.Contains(out.String(), "ratecheck") {
+		t.Fatalf("completion bash: exit %d", code)
+	}
+}

@@ -1,0 +1,163 @@
+package targets
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the full parameter set of a reference limiter. Only the fields
+// its family uses matter; Validate says which are required.
+type Config struct {
+	Algo string
+	// Rate is the sustained rate in requests per second (token_bucket,
+	// leaky_shaping).
+	Rate float64
+	// Burst is the bucket capacity (token_bucket) or the queue length beyond
+	// the request being served (leaky_shaping, as nginx's burst=).
+	Burst int
+	// DelayAfter is nginx's delay=N for leaky_shaping: the first N excess
+	// requests pass undelayed, later ones queue.
+	DelayAfter int
+	// Limit and Window describe the window algorithms: Limit per Window.
+	Limit  int
+	Window time.Duration
+	// Align is the fixed_window alignment: AlignWall or AlignFirst.
+	Align string
+	// MaxInflight is the concurrency cap.
+	MaxInflight int
+}
+
+// Validate reports the first thing wrong with cfg, phrased for a user who
+// typed it on the command line.
+func (c Config) Validate() error {
+	if !slices.Contains(Families, c.Algo) {
+		return fmt.Errorf("unknown algorithm %q: use one of %s", c.Algo, strings.Join(Families, ", "))
+	}
+	switch c.Algo {
+	case TokenBucket, LeakyShaping:
+		if c.Rate <= 0 {
+			return fmt.Errorf("%s needs a positive rate, e.g. rate=10/s", c.Algo)
+		}
+		if c.Burst < 0 {
+			return fmt.Errorf("burst must be ≥ 0, got %d", c.Burst)
+		}
+		if c.Algo == TokenBucket && c.Burst < 1 {
+			return fmt.Errorf("token_bucket needs a capacity ≥ 1, e.g. burst=20")
+		}
+		if c.DelayAfter < 0 {
+			return fmt.Errorf("delay must be ≥ 0, got %d", c.DelayAfter)
+		}
+	case FixedWindow, SlidingLog, SlidingCounter:
+		if c.Limit < 1 {
+			return fmt.Errorf("%s needs a limit ≥ 1, e.g. limit=100", c.Algo)
+		}
+		if c.Window <= 0 {
+			return fmt.Errorf("%s needs a positive window, e.g. window=1m", c.Algo)
+		}
+		if c.Algo == FixedWindow && c.Align != AlignWall && c.Align != AlignFirst {
+			return fmt.Errorf("align must be %q or %q, got %q", AlignWall, AlignFirst, c.Align)
+		}
+	case Concurrency:
+		if c.MaxInflight < 1 {
+			return fmt.Errorf("concurrency needs max-inflight ≥ 1")
+		}
+	}
+	return nil
+}
+
+// Set assigns one parameter by its command-line name. serve's flags and the
+// builtin: query string both go through here, so they accept the same words.
+func (c *Config) Set(name, value string) error {
+	var err error
+	switch name {
+	case "algo":
+		c.Algo = value
+	case "rate":
+		c.Rate, err = ParseRate(value)
+	case "burst":
+		c.Burst, err = parseCount(name, value)
+	case "delay":
+		c.DelayAfter, err = parseCount(name, value)
+	case "limit":
+		c.Limit, err = parseCount(name, value)
+	case "max-inflight":
+		c.MaxInflight, err = parseCount(name, value)
+	case "window":
+		c.Window, err = parseDuration(name, value)
+	case "align":
+		c.Align = value
+	default:
+		return fmt.Errorf("unknown limiter parameter %q", name)
+	}
+	return err
+}
+
+// ParamNames are the names Set accepts.
+var ParamNames = []string{"algo", "rate", "burst", "delay", "limit", "window", "align", "max-inflight"}
+
+// Defaults returns a Config with the defaults that make `serve --algo X`
+// usable without more flags.
+func Defaults() Config {
+	return Config{Algo: TokenBucket, Rate: 10, Burst: 20, Limit: 100, Window: time.Minute, Align: AlignWall, MaxInflight: 10}
+}
+
+func parseCount(name, v string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("%s %q is not a whole number", name, v)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%s must be ≥ 0, got %d", name, n)
+	}
+	return n, nil
+}
+
+func parseDuration(name, v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("%s %q is not a duration: write it like 500ms, 2s or 1m", name, v)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%s must be positive, got %s", name, v)
+	}
+	return d, nil
+}
+
+// ParseRate reads a rate such as "10/s", "600/m", "10r/s" (nginx style),
+// "2.5/s", "100/1m" or "5/500ms" and returns requests per second.
+func ParseRate(s string) (float64, error) {
+	orig := s
+	s = strings.TrimSpace(s)
+	num, per, ok := strings.Cut(s, "/")
+	if !ok {
+		return 0, fmt.Errorf("rate %q: write it as COUNT/UNIT, e.g. 10/s, 600/m or 5/500ms", orig)
+	}
+	num = strings.TrimSuffix(num, "r")
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || n <= 0 || n != n || n > 1e9 {
+		return 0, fmt.Errorf("rate %q: %q is not a positive number (write e.g. 10/s)", orig, num)
+	}
+	var d time.Duration
+	switch per {
+	case "s":
+		d = time.Second
+	case "m", "min":
+		d = time.Minute
+	case "h":
+		d = time.Hour
+	default:
+		d, err = time.ParseDuration(per)
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("rate %q: unit %q is not s, m, h or a duration like 500ms", orig, per)
+		}
+	}
+	return n / d.Seconds(), nil
+}
+
+// FormatRate writes r requests per second the way ParseRate reads it back.
+func FormatRate(r float64) string {
+	return strconv.FormatFloat(r, 'g', 6, 64) + "/s"
+}

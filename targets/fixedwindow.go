@@ -1,0 +1,53 @@
+package targets
+
+import "time"
+
+// fixedWindow counts admissions per window and forgets them when the window
+// closes: the cheapest limiter, and the one that admits 2L across a boundary.
+// Rejected requests do not count.
+type fixedWindow struct {
+	cfg  Config
+	keys map[string]*fwState
+}
+
+type fwState struct {
+	start time.Time // the current window's opening instant
+	count int
+}
+
+func newFixedWindow(cfg Config) *fixedWindow {
+	return &fixedWindow{cfg: cfg, keys: map[string]*fwState{}}
+}
+
+func (f *fixedWindow) Config() Config            { return f.cfg }
+func (f *fixedWindow) Release(string, time.Time) {}
+
+func (f *fixedWindow) Allow(key string, now time.Time) Decision {
+	w := f.cfg.Window
+	s := f.keys[key]
+	if s == nil {
+		s = &fwState{}
+		f.keys[key] = s
+	}
+	switch f.cfg.Align {
+	case AlignWall:
+		start := now.Truncate(w) // Truncate works on absolute time: epoch multiples
+		if !start.Equal(s.start) {
+			s.start, s.count = start, 0
+		}
+	default: // AlignFirst
+		if s.start.IsZero() || !now.Before(s.start.Add(w)) {
+			s.start, s.count = now, 0
+		}
+	}
+	reset := s.start.Add(w).Sub(now)
+	d := Decision{Limit: f.cfg.Limit, Reset: reset}
+	if s.count < f.cfg.Limit {
+		s.count++
+		d.Allowed = true
+	} else {
+		d.RetryAfter = reset
+	}
+	d.Remaining = f.cfg.Limit - s.count
+	return d
+}

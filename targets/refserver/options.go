@@ -1,0 +1,125 @@
+// Package refserver exposes a reference limiter from package targets over
+// HTTP: the server behind `ratecheck serve` and builtin: targets. Its
+// response contract (status, Retry-After, quota headers, problem+json) is
+// configurable so every grading check can be shown passing and failing.
+package refserver
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+// Header modes.
+const (
+	HeadersNone       = "none"
+	HeadersXRateLimit = "x-ratelimit"
+	HeadersIETF       = "ietf"
+	HeadersBoth       = "both"
+)
+
+// Options is everything a reference server is built from.
+type Options struct {
+	Limiter    targets.Config
+	Status     int           // rejection status: 429 or 503
+	Headers    string        // one of the Headers* modes
+	RetryAfter bool          // send Retry-After on rejections
+	Scope      string        // "global", "ip" or "header:NAME"
+	Latency    time.Duration // fixed backend time for admitted requests
+}
+
+// DefaultOptions is a token bucket 10/s burst 20 answering 429 with
+// Retry-After and both header styles.
+func DefaultOptions() Options {
+	return Options{Limiter: targets.Defaults(), Status: 429, Headers: HeadersBoth, RetryAfter: true, Scope: "global"}
+}
+
+// Set assigns one option by its command-line name (serve's flag names and
+// builtin: query keys are the same words).
+func (o *Options) Set(name, value string) error {
+	switch name {
+	case "status":
+		n, err := strconv.Atoi(value)
+		if err != nil || (n != 429 && n != 503) {
+			return fmt.Errorf("status %q: use 429 or 503", value)
+		}
+		o.Status = n
+	case "headers":
+		modes := []string{HeadersNone, HeadersXRateLimit, HeadersIETF, HeadersBoth}
+		if !slices.Contains(modes, value) {
+			return fmt.Errorf("headers %q: use one of %s", value, strings.Join(modes, ", "))
+		}
+		o.Headers = value
+	case "retry-after":
+		switch value {
+		case "on", "true", "1":
+			o.RetryAfter = true
+		case "off", "false", "0":
+			o.RetryAfter = false
+		default:
+			return fmt.Errorf("retry-after %q: use on or off", value)
+		}
+	case "scope":
+		if value != "global" && value != "ip" && !(strings.HasPrefix(value, "header:") && len(value) > len("header:")) {
+			return fmt.Errorf("scope %q: use global, ip or header:NAME", value)
+		}
+		o.Scope = value
+	case "latency":
+		d, err := time.ParseDuration(value)
+		if err != nil || d < 0 {
+			return fmt.Errorf("latency %q: write a non-negative duration like 20ms", value)
+		}
+		o.Latency = d
+	default:
+		return o.Limiter.Set(name, value)
+	}
+	return nil
+}
+
+// OptionNames are the server options Set accepts besides the limiter's.
+var OptionNames = []string{"status", "headers", "retry-after", "scope", "latency"}
+
+// BuiltinPrefix starts a target string that names a reference limiter.
+const BuiltinPrefix = "builtin:"
+
+// ParseBuiltin reads "builtin:ALGO?key=value&..." into Options, starting from
+// DefaultOptions. Keys are serve's flag names.
+func ParseBuiltin(spec string) (Options, error) {
+	o := DefaultOptions()
+	rest, ok := strings.CutPrefix(spec, BuiltinPrefix)
+	if !ok {
+		return o, fmt.Errorf("%q is not a builtin: target", spec)
+	}
+	algo, query, _ := strings.Cut(rest, "?")
+	if algo == "" {
+		return o, fmt.Errorf("%q names no algorithm: write e.g. builtin:token_bucket?rate=10/s&burst=20", spec)
+	}
+	o.Limiter.Algo = algo
+	// ParseQuery would turn '+' into a space; rates never contain one, but a
+	// header scope could, so use PathUnescape per pair instead.
+	for pair := range strings.SplitSeq(query, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, found := strings.Cut(pair, "=")
+		if !found {
+			return o, fmt.Errorf("%s: %q has no value: write key=value", spec, pair)
+		}
+		uv, err := url.PathUnescape(v)
+		if err != nil {
+			return o, fmt.Errorf("%s: %q: %v", spec, pair, err)
+		}
+		if err := o.Set(k, uv); err != nil {
+			return o, fmt.Errorf("%s: %w", spec, err)
+		}
+	}
+	if err := o.Limiter.Validate(); err != nil {
+		return o, fmt.Errorf("%s: %w", spec, err)
+	}
+	return o, nil
+}

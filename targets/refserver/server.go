@@ -1,0 +1,222 @@
+package refserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+// Handler answers every path with the reference limiter's decision.
+type Handler struct {
+	opt Options
+	mu  sync.Mutex // the models are not safe for concurrent use
+	lim targets.Limiter
+	now func() time.Time
+}
+
+// NewHandler validates opt and builds the handler.
+func NewHandler(opt Options) (*Handler, error) {
+	lim, err := targets.New(opt.Limiter)
+	if err != nil {
+		return nil, err
+	}
+	return &Handler{opt: opt, lim: lim, now: time.Now}, nil
+}
+
+func (h *Handler) key(r *http.Request) string {
+	switch {
+	case h.opt.Scope == "ip":
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		return host
+	case strings.HasPrefix(h.opt.Scope, "header:"):
+		return r.Header.Get(strings.TrimPrefix(h.opt.Scope, "header:"))
+	}
+	return ""
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := h.key(r)
+	h.mu.Lock()
+	now := h.now()
+	d := h.lim.Allow(key, now)
+	h.mu.Unlock()
+	if d.Allowed && h.opt.Limiter.Algo == targets.Concurrency {
+		defer func() {
+			h.mu.Lock()
+			h.lim.Release(key, h.now())
+			h.mu.Unlock()
+		}()
+	}
+	if d.Allowed {
+		// Shaping delay and backend latency both happen before the first
+		// byte, as they would behind nginx.
+		if !sleepCtx(r.Context(), d.Delay+h.opt.Latency) {
+			return
+		}
+	}
+	h.writeQuotaHeaders(w.Header(), d, now)
+	if d.Allowed {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("ok\n"))
+		return
+	}
+	retry := retryAfterSeconds(d.RetryAfter)
+	if h.opt.RetryAfter {
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+	}
+	writeProblem(w, h.opt.Status, retry)
+}
+
+// retryAfterSeconds rounds up, so a client that obeys is never early, and
+// never says 0, which RFC 9110 allows but tells a client nothing.
+func retryAfterSeconds(d time.Duration) int {
+	s := int(math.Ceil(d.Seconds()))
+	return max(s, 1)
+}
+
+func (h *Handler) writeQuotaHeaders(hd http.Header, d targets.Decision, now time.Time) {
+	if h.opt.Limiter.Algo == targets.None || h.opt.Headers == HeadersNone {
+		return
+	}
+	resetS := int(math.Ceil(d.Reset.Seconds()))
+	if h.opt.Headers == HeadersXRateLimit || h.opt.Headers == HeadersBoth {
+		hd.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+		hd.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		// GitHub's convention: epoch seconds of the instant the quota is whole.
+		hd.Set("X-RateLimit-Reset", strconv.FormatInt(now.Add(d.Reset).Add(time.Second-1).Unix(), 10))
+	}
+	if h.opt.Headers == HeadersIETF || h.opt.Headers == HeadersBoth {
+		// draft-ietf-httpapi-ratelimit-headers-10: named structured lists.
+		policy := fmt.Sprintf(`"default";q=%d;w=%d`, d.Limit, h.policyWindowSeconds())
+		if h.opt.Limiter.Algo == targets.Concurrency {
+			policy += `;qu="concurrent-requests"`
+		}
+		hd.Set("RateLimit-Policy", policy)
+		hd.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, resetS))
+	}
+}
+
+// policyWindowSeconds is the w= of RateLimit-Policy: the window for window
+// algorithms, the time a bucket takes to refill from empty otherwise.
+func (h *Handler) policyWindowSeconds() int {
+	c := h.opt.Limiter
+	var s float64
+	switch c.Algo {
+	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+		s = c.Window.Seconds()
+	case targets.TokenBucket:
+		s = float64(c.Burst) / c.Rate
+	case targets.LeakyShaping:
+		s = float64(c.Burst+1) / c.Rate
+	default:
+		s = 1
+	}
+	return max(int(math.Ceil(s)), 1)
+}
+
+// problem is an RFC 9457 problem details object with the RateLimit draft's
+// registered problem type.
+type problem struct {
+	Type             string   `json:"type"`
+	Title            string   `json:"title"`
+	Status           int      `json:"status"`
+	Detail           string   `json:"detail"`
+	ViolatedPolicies []string `json:"violated-policies"`
+}
+
+func writeProblem(w http.ResponseWriter, status, retry int) {
+	p := problem{
+		Type:             "https://iana.org/assignments/http-problem-types#quota-exceeded",
+		Title:            "Too Many Requests",
+		Status:           status,
+		Detail:           fmt.Sprintf("rate limit exceeded; retry in %d s", retry),
+		ViolatedPolicies: []string{"default"},
+	}
+	if status == http.StatusServiceUnavailable {
+		p.Title = "Service Unavailable"
+	}
+	body, _ := json.Marshal(p)
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Cache-Control", "no-store") // RFC 6585 §4: a 429 must not be stored
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Server is a running reference server.
+type Server struct {
+	URL  string // http://127.0.0.1:PORT/
+	Addr string // 127.0.0.1:PORT
+	srv  *http.Server
+	done chan error
+}
+
+// Start listens on addr (use 127.0.0.1:0 for an ephemeral port) and serves
+// the handler until Close.
+func Start(addr string, opt Options) (*Server, error) {
+	h, err := NewHandler(opt)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s: %w", addr, err)
+	}
+	s := &Server{
+		Addr: ln.Addr().String(),
+		URL:  "http://" + ln.Addr().String() + "/",
+		srv:  &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
+		done: make(chan error, 1),
+	}
+	go func() { s.done <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops accepting, lets requests in flight finish for up to 2 s, then
+// drops them.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = s.srv.Close()
+	}
+	if serveErr := <-s.done; !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return err
+}
+
+// StartBuiltin starts the reference server that a builtin: target string
+// names on an ephemeral loopback port.
+func StartBuiltin(spec string) (*Server, error) {
+	opt, err := ParseBuiltin(spec)
+	if err != nil {
+		return nil, err
+	}
+	return Start("127.0.0.1:0", opt)
+}

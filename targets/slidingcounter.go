@@ -1,0 +1,107 @@
+package targets
+
+import (
+	"math"
+	"time"
+)
+
+// slidingCounter keeps two counters per key, for the current and the previous
+// wall-clock window, and estimates the trailing window's count as
+//
+//	current + previous × (1 − elapsed/W)
+//
+// (Cloudflare; HAProxy's http_req_rate). A request is admitted when the
+// estimate plus itself stays within L. Rejected requests do not count.
+type slidingCounter struct {
+	cfg  Config
+	keys map[string]*scState
+}
+
+type scState struct {
+	start      time.Time // current window's start (epoch multiple of W)
+	prev, curr int
+}
+
+func newSlidingCounter(cfg Config) *slidingCounter {
+	return &slidingCounter{cfg: cfg, keys: map[string]*scState{}}
+}
+
+func (c *slidingCounter) Config() Config            { return c.cfg }
+func (c *slidingCounter) Release(string, time.Time) {}
+
+// Estimate returns the weighted count the limiter sees for key at now,
+// without changing state. Exposed for tests of the worked example.
+func (c *slidingCounter) estimate(s *scState, now time.Time) float64 {
+	elapsed := now.Sub(s.start)
+	frac := float64(elapsed) / float64(c.cfg.Window)
+	return float64(s.curr) + float64(s.prev)*(1-frac)
+}
+
+func (c *slidingCounter) roll(key string, now time.Time) *scState {
+	w := c.cfg.Window
+	s := c.keys[key]
+	if s == nil {
+		s = &scState{start: now.Truncate(w)}
+		c.keys[key] = s
+	}
+	start := now.Truncate(w)
+	switch {
+	case start.Equal(s.start):
+	case start.Equal(s.start.Add(w)):
+		s.prev, s.curr, s.start = s.curr, 0, start
+	default: // two or more windows idle: both counters are stale
+		s.prev, s.curr, s.start = 0, 0, start
+	}
+	return s
+}
+
+func (c *slidingCounter) Allow(key string, now time.Time) Decision {
+	s := c.roll(key, now)
+	L := float64(c.cfg.Limit)
+	est := c.estimate(s, now)
+	d := Decision{Limit: c.cfg.Limit}
+	if est+1 <= L+1e-9 { // tolerance: float noise must not flip an exact tie
+		s.curr++
+		est++
+		d.Allowed = true
+	} else {
+		d.RetryAfter = c.retryAfter(s, now)
+	}
+	d.Remaining = int(math.Floor(L - est))
+	if d.Remaining < 0 {
+		d.Remaining = 0
+	}
+	// The estimate reaches zero when the current window has become the
+	// previous one and slid fully out, or at this window's end when only
+	// the previous window contributes.
+	end := s.start.Add(c.cfg.Window)
+	if s.curr > 0 {
+		end = end.Add(c.cfg.Window)
+	}
+	d.Reset = end.Sub(now)
+	return d
+}
+
+// retryAfter solves for the first instant at which est+1 ≤ L.
+func (c *slidingCounter) retryAfter(s *scState, now time.Time) time.Duration {
+	w := float64(c.cfg.Window)
+	L := float64(c.cfg.Limit)
+	room := L - 1 // the estimate must fall to this
+	// Within the current window: curr + prev·(1 − e/W) ≤ room.
+	if s.prev > 0 && float64(s.curr) <= room {
+		e := w * (1 - (room-float64(s.curr))/float64(s.prev))
+		at := s.start.Add(time.Duration(math.Round(e)))
+		if at.After(now) {
+			return at.Sub(now)
+		}
+		return 0
+	}
+	// Otherwise in the next window, where curr becomes prev:
+	// curr·(1 − e/W) ≤ room.
+	next := s.start.Add(c.cfg.Window)
+	e := 0.0
+	if float64(s.curr) > room {
+		e = w * (1 - room/float64(s.curr))
+	}
+	return next.Add(time.Duration(math.Round(e))).Sub(now)
+}
