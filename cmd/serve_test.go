@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -94,5 +96,51 @@ func TestVersionAndCompletion(t *testing.T) {
 	out.Reset()
 	if code := run(context.Background(), []string{"completion", "bash"}, &out, io.Discard); code != 0 || !strings.Contains(out.String(), "ratecheck") {
 		t.Fatalf("completion bash: exit %d", code)
+	}
+}
+
+func TestAttackBadInputExits2(t *testing.T) {
+	for _, args := range [][]string{
+		{"attack", "--profile", "nosuch", "builtin:none"},
+		{"attack", "builtin:none"},
+		{"attack", "--profile", "steady", "--rate", "0/s", "builtin:none"},
+		{"attack", "--profile", "steady", "not a url"},
+		{"attack", "--profile", "steady", "-H", "NoColon", "builtin:none"},
+		{"attack", "--profile", "steady", "builtin:magic"},
+		{"attack", "--profile", "burst", "--burst", "0", "builtin:none"},
+		{"attack", "--profile", "steady", "-o", "yaml", "builtin:none"},
+		{"attack", "--profile", "steady"},
+	} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), args, io.Discard, &stderr)
+		if code != ExitUsage || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, stderr.String())
+		}
+	}
+}
+
+// An attack writes its results stream and prints a JSON report.
+func TestAttackCommandJSON(t *testing.T) {
+	out := t.TempDir() + "/r.jsonl"
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"attack", "--profile", "burst", "--burst", "30", "--idle", "10ms",
+		"-o", "json", "--out", out, "builtin:token_bucket?rate=1/s&burst=10"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var rep struct {
+		Profile string
+		Metrics struct{ Admitted, Rejected int }
+		Results string `json:"results_file"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	if rep.Profile != "burst" || rep.Metrics.Admitted != 10 || rep.Metrics.Rejected != 20 || rep.Results != out {
+		t.Fatalf("report %+v", rep)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || strings.Count(string(b), "\n") != 32 { // header + 30 results + end
+		t.Fatalf("results file: %d lines, %v", strings.Count(string(b), "\n"), err)
 	}
 }

@@ -1,0 +1,303 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Boundary is the fixed-window straddle: find a window boundary, fire L
+// requests just before it and L just after, and count what got through.
+// A fixed window admits ~2L; sliding windows and buckets admit ~L.
+type Boundary struct {
+	Limit  int           // L; 0 = learn it from headers or by probing
+	Window time.Duration // W; 0 = learn it from headers or by probing
+	Gap    time.Duration // poll interval when locating the boundary; 0 = W/200 within [2 ms, 250 ms]
+}
+
+func (Boundary) Name() string { return "boundary" }
+
+// BoundaryMetrics is boundary's JSON.
+type BoundaryMetrics struct {
+	Limit       int           `json:"limit"`
+	Window      time.Duration `json:"window_ns"`
+	LearnedFrom string        `json:"learned_from"` // flags, headers, probing
+	BoundaryAt  time.Duration `json:"boundary_at_ns"`
+	Uncertainty time.Duration `json:"boundary_uncertainty_ns"`
+	// WindowUncertainty bounds the error of a probed W (half-widths of the
+	// two refill brackets).
+	WindowUncertainty time.Duration `json:"window_uncertainty_ns,omitempty"`
+	Before            int           `json:"admitted_before"`
+	After             int           `json:"admitted_after"`
+	Admitted          int           `json:"admitted"`
+	Span              time.Duration `json:"straddle_span_ns"`
+	Ratio             float64       `json:"ratio"`
+	Leaks             bool          `json:"leaks"`
+}
+
+const (
+	maxExhaustRounds = 20
+	maxStraddles     = 4
+)
+
+func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
+	m := BoundaryMetrics{Limit: p.Limit, Window: p.Window, LearnedFrom: "flags"}
+	calibrated := 0 // the calibration request's admission counts toward L
+	fail := func(format string, a ...any) (Report, error) {
+		return Report{}, fmt.Errorf(format, a...)
+	}
+	if m.Limit == 0 || m.Window == 0 {
+		r, ok := e.Do(ctx, Shot{Phase: "calibrate"})
+		if !ok {
+			return fail("the run ended before calibration")
+		}
+		if r.Error != "" {
+			return fail("calibration request failed: %s", r.Error)
+		}
+		if r.Admitted() {
+			calibrated = 1
+		}
+		l, w := quotaHints(r.Headers)
+		if m.Limit == 0 && l > 0 {
+			m.Limit, m.LearnedFrom = l, "headers"
+		}
+		if m.Window == 0 && w > 0 {
+			m.Window, m.LearnedFrom = w, "headers"
+		}
+	}
+	// Exhaust the quota, then find the instant it comes back.
+	admitted, ok := p.exhaust(ctx, e, c, m.Limit, "exhaust")
+	if !ok {
+		return fail("the target never rejected a request in %d rounds: no limit to straddle", maxExhaustRounds)
+	}
+	gap := p.gapFor(m.Window)
+	lo, hi, ok := p.pollRefill(ctx, e, gap, m.Window)
+	if !ok {
+		return fail("capacity did not come back while polling every %s: is the window longer than --max-duration?", gap)
+	}
+	// The window that just opened at the refill holds only the admitted
+	// poll; the first clean straddle is at the boundary after it.
+	k := 1
+	if m.Limit == 0 || m.Window == 0 {
+		// Measure L in the fresh window right after the refill: no
+		// boundary can fall inside this burst.
+		size := m.Limit + 1
+		if m.Limit == 0 {
+			size = 2*(admitted+calibrated) + 10
+		}
+		got, ok := p.exhaust(ctx, e, c, size-1, "measure")
+		if !ok {
+			return fail("the target stopped rejecting after its first refill")
+		}
+		if m.Limit == 0 {
+			m.Limit, m.LearnedFrom = got+1, "probing"
+		}
+		k = 2 // the measured window is spent: straddle the one after
+		if m.Window == 0 {
+			lo2, hi2, ok := p.pollRefill(ctx, e, gap, 0)
+			if !ok {
+				return fail("no second refill seen")
+			}
+			m.Window, m.LearnedFrom = (lo2+hi2)/2-(lo+hi)/2, "probing"
+			m.WindowUncertainty = ((hi - lo) + (hi2 - lo2)) / 2
+			lo, hi, k = lo2, hi2, 1
+		}
+	}
+	// The refill lies in [lo, hi], so boundary k lies in [lo+kW, hi+kW].
+	// Volley 1 counts only if all its answers came back before lo+kW (the
+	// server decided before the boundary), volley 2 only if it was sent
+	// after hi+kW. A stall on a loaded machine can break either; then the
+	// straddle is void and is tried again two windows later, when the
+	// window before the boundary is clean again.
+	// The margin covers a round trip and a scheduling hiccup; a fortieth of
+	// the window keeps the straddle tight relative to W.
+	margin := max(10*time.Millisecond, 2*p.rtt(c), m.Window/40)
+	m.Uncertainty = hi - lo
+	var b, a []*Result
+	for attempt := 0; attempt < maxStraddles; attempt++ {
+		// A probed W carries its error k times.
+		edgeLo := lo + time.Duration(k)*(m.Window-m.WindowUncertainty)
+		edgeHi := hi + time.Duration(k)*(m.Window+m.WindowUncertainty)
+		m.BoundaryAt = edgeHi
+		before, after := make([]Shot, m.Limit), make([]Shot, m.Limit)
+		bp, ap := fmt.Sprintf("before-%d", attempt), fmt.Sprintf("after-%d", attempt)
+		for i := range before {
+			before[i], after[i] = Shot{Phase: bp}, Shot{Phase: ap}
+		}
+		e.Burst(ctx, edgeLo-margin, before)
+		e.Burst(ctx, edgeHi+margin, after)
+		e.Wait()
+		if ctx.Err() != nil {
+			return fail("the run ended during the straddle: %v", context.Cause(ctx))
+		}
+		b, a = c.Phase(bp), c.Phase(ap)
+		if lastAnswer(b) < edgeLo && firstSent(a) > edgeHi {
+			break
+		}
+		e.note(fmt.Sprintf("straddle attempt %d void: a volley was sent on the wrong side of the boundary (the machine stalled); retried", attempt+1))
+		b, a = nil, nil
+		k += 2
+	}
+	if b == nil {
+		return fail("could not land the volleys on both sides of a boundary in %d attempts: the machine is too loaded for this window (try a longer one)", maxStraddles)
+	}
+	m.Before, m.After = tally(b).Admitted, tally(a).Admitted
+	m.Admitted = m.Before + m.After
+	m.Span = spread(append(b, a...))
+	m.Ratio = float64(m.Admitted) / float64(m.Limit)
+	m.Leaks = m.Ratio >= 1.5
+	judgement := "holds"
+	switch {
+	case m.Leaks:
+		judgement = "the boundary leaks"
+	case m.Ratio > 1.2:
+		judgement = "a partial leak"
+	}
+	verdict := fmt.Sprintf("admitted %d in %.2f s against %d per %s: %.2f× — %s",
+		m.Admitted, m.Span.Seconds(), m.Limit, m.Window, m.Ratio, judgement)
+	rows := [][]string{
+		{"limit L / window W", fmt.Sprintf("%d / %s (from %s)", m.Limit, m.Window, m.LearnedFrom)},
+		{"boundary located", fmt.Sprintf("at +%.3f s, ± %s", m.BoundaryAt.Seconds(), ms(m.Uncertainty))},
+		{"admitted just before", fmt.Sprintf("%d of %d", m.Before, len(b))},
+		{"admitted just after", fmt.Sprintf("%d of %d", m.After, len(a))},
+		{"straddle span", ms(m.Span)},
+		{"admitted ÷ L", fmt.Sprintf("%.2f×", m.Ratio)},
+	}
+	return Report{Profile: "boundary", Verdict: verdict, Rows: rows, Metrics: m, Summary: c.Metrics.Summary()}, nil
+}
+
+func (p Boundary) gapFor(w time.Duration) time.Duration {
+	if p.Gap > 0 {
+		return p.Gap
+	}
+	if w == 0 {
+		return 10 * time.Millisecond
+	}
+	return min(max(w/200, 2*time.Millisecond), 250*time.Millisecond)
+}
+
+// rtt is the median latency of the polls so far: the margin a volley needs
+// to reach the server on the intended side of a boundary.
+func (p Boundary) rtt(c *Collector) time.Duration {
+	var lat []time.Duration
+	for _, r := range c.Phase("poll") {
+		lat = append(lat, r.Latency())
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return quantile(lat, 0.5)
+}
+
+// lastAnswer is when the last response of rs arrived (its first byte, or
+// its end for one that failed without any).
+func lastAnswer(rs []*Result) time.Duration {
+	var t time.Duration
+	for _, r := range rs {
+		if r.FirstByte > 0 {
+			t = max(t, r.FirstByte)
+		} else {
+			t = max(t, r.Done)
+		}
+	}
+	return t
+}
+
+func firstSent(rs []*Result) time.Duration {
+	if len(rs) == 0 {
+		return 0
+	}
+	t := rs[0].Sent
+	for _, r := range rs {
+		t = min(t, r.Sent)
+	}
+	return t
+}
+
+// exhaust fires bursts until one sees a rejection and returns how many were
+// admitted in all.
+func (p Boundary) exhaust(ctx context.Context, e *Engine, c *Collector, limit int, phase string) (int, bool) {
+	size := 50
+	if limit > 0 {
+		size = limit + 1
+	}
+	admitted := 0
+	for round := range maxExhaustRounds {
+		name := fmt.Sprintf("%s-%d", phase, round)
+		shots := make([]Shot, size)
+		for i := range shots {
+			shots[i] = Shot{Phase: name}
+		}
+		e.Burst(ctx, e.Now(), shots)
+		e.Wait()
+		t := tally(c.Phase(name))
+		admitted += t.Admitted
+		if t.Rejected > 0 {
+			return admitted, true
+		}
+		if ctx.Err() != nil || t.Errors == t.Total {
+			return admitted, false
+		}
+	}
+	return admitted, false
+}
+
+// pollRefill sends one request every gap until one is admitted and returns
+// a bracket of the refill instant: after the last rejected poll was sent,
+// before the admitted one's answer arrived.
+func (p Boundary) pollRefill(ctx context.Context, e *Engine, gap, window time.Duration) (lo, hi time.Duration, ok bool) {
+	limit := 10000
+	if window > 0 {
+		limit = int(2*window/gap) + 10
+	}
+	lo = e.Now()
+	for range limit {
+		r, ok := e.Do(ctx, Shot{Phase: "poll"})
+		if !ok {
+			return 0, 0, false
+		}
+		if r.Admitted() {
+			// The server decided somewhere between sending and the
+			// first byte back: the latter bounds the refill from above.
+			return lo, r.FirstByte, true
+		}
+		lo = r.Sent
+		if !idle(ctx, e, gap) {
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
+}
+
+var (
+	policyQW  = regexp.MustCompile(`q=(\d+)[^,]*?;\s*w=(\d+)|w=(\d+)[^,]*?;\s*q=(\d+)`)
+	oldPolicy = regexp.MustCompile(`^\s*(\d+)\s*;\s*w=(\d+)`)
+)
+
+// quotaHints reads L and W from rate-limit headers when a server states
+// them: hints for the experiment, never conclusions.
+func quotaHints(h map[string]string) (limit int, window time.Duration) {
+	if p := h["ratelimit-policy"]; p != "" {
+		if m := policyQW.FindStringSubmatch(p); m != nil {
+			q, w := m[1], m[2]
+			if q == "" {
+				q, w = m[4], m[3]
+			}
+			l, _ := strconv.Atoi(q)
+			s, _ := strconv.Atoi(w)
+			return l, time.Duration(s) * time.Second
+		}
+		if m := oldPolicy.FindStringSubmatch(p); m != nil {
+			l, _ := strconv.Atoi(m[1])
+			s, _ := strconv.Atoi(m[2])
+			return l, time.Duration(s) * time.Second
+		}
+	}
+	for _, name := range []string{"x-ratelimit-limit", "ratelimit-limit", "x-rate-limit-limit"} {
+		if v, err := strconv.Atoi(h[name]); err == nil && v > 0 {
+			return v, 0
+		}
+	}
+	return 0, 0
+}

@@ -1,0 +1,148 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Burst idles, then releases K requests at one instant, then optionally
+// traces recovery at TailRate for Tail.
+type Burst struct {
+	K        int
+	Idle     time.Duration
+	Tail     time.Duration
+	TailRate float64
+}
+
+func (Burst) Name() string { return "burst" }
+
+// minDelayThreshold is the least added latency that counts an admitted
+// request as delayed (queued by a shaping limiter): above loopback RTT and
+// timer slack, below any real queue step.
+const minDelayThreshold = 5 * time.Millisecond
+
+// delayThreshold adapts that floor to the run's own noise: rejections are
+// answered without queueing, so the slowest of them shows how much latency
+// the machine and network add by themselves in this burst.
+func delayThreshold(rs []*Result) time.Duration {
+	base, noisiest := time.Duration(-1), time.Duration(0)
+	for _, r := range rs {
+		if r.Error != "" {
+			continue
+		}
+		if base < 0 || r.Latency() < base {
+			base = r.Latency()
+		}
+		if r.Rejected() {
+			noisiest = max(noisiest, r.Latency())
+		}
+	}
+	if base < 0 || noisiest == 0 {
+		return minDelayThreshold
+	}
+	return max(minDelayThreshold, noisiest-base+time.Millisecond)
+}
+
+// BurstMetrics is burst's JSON.
+type BurstMetrics struct {
+	Size       int           `json:"size"`
+	Admitted   int           `json:"admitted"`
+	Delayed    int           `json:"delayed"`
+	Rejected   int           `json:"rejected"`
+	Errors     int           `json:"errors"`
+	SendSpread time.Duration `json:"send_spread_ns"`
+	// DelayThreshold is the added latency above which an admitted request
+	// counted as delayed in this run.
+	DelayThreshold time.Duration `json:"delay_threshold_ns"`
+	AddedP50       time.Duration `json:"added_latency_p50_ns"`
+	AddedP99       time.Duration `json:"added_latency_p99_ns"`
+	AddedMax       time.Duration `json:"added_latency_max_ns"`
+	TailSent       int           `json:"tail_sent,omitempty"`
+	TailAdmitted   int           `json:"tail_admitted,omitempty"`
+	TailRate       float64       `json:"tail_admitted_rate_per_s,omitempty"`
+}
+
+func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
+	if p.K < 1 {
+		return Report{}, fmt.Errorf("burst needs --burst ≥ 1")
+	}
+	at := e.Now() + p.Idle
+	shots := make([]Shot, p.K)
+	for i := range shots {
+		shots[i] = Shot{Phase: "burst"}
+	}
+	e.Burst(ctx, at, shots)
+	if p.Tail > 0 && p.TailRate > 0 {
+		e.Wait() // the tail starts after the burst has its answers
+		start := e.Now()
+		n := int(math.Round(p.TailRate * p.Tail.Seconds()))
+		e.Schedule(ctx, n, func(i int) Shot {
+			return Shot{At: start + time.Duration(float64(i)/p.TailRate*float64(time.Second)), Phase: "tail"}
+		})
+	}
+	e.Wait()
+	burst := c.Phase("burst")
+	t := tally(burst)
+	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, SendSpread: spread(burst)}
+	added := addedLatencies(burst)
+	m.DelayThreshold = delayThreshold(burst)
+	for _, a := range added {
+		if a > m.DelayThreshold {
+			m.Delayed++
+		}
+	}
+	if len(added) > 0 {
+		m.AddedP50, m.AddedP99, m.AddedMax = quantile(added, 0.5), quantile(added, 0.99), added[len(added)-1]
+	}
+	if tail := c.Phase("tail"); len(tail) > 0 {
+		tt := tally(tail)
+		m.TailSent, m.TailAdmitted = tt.Total, tt.Admitted
+		m.TailRate = float64(tt.Admitted) / p.Tail.Seconds()
+	}
+	verdict := fmt.Sprintf("burst of %d after %s idle: %d admitted (%d delayed), %d rejected; released within %s",
+		m.Size, p.Idle, m.Admitted, m.Delayed, m.Rejected, ms(m.SendSpread))
+	rows := [][]string{
+		{"burst size", fmt.Sprint(m.Size)},
+		{"admitted", fmt.Sprint(m.Admitted)},
+		{fmt.Sprintf("  of which delayed (> %s added)", ms(m.DelayThreshold)), fmt.Sprint(m.Delayed)},
+		{"rejected", fmt.Sprint(m.Rejected)},
+		{"errors", fmt.Sprint(m.Errors)},
+		{"added latency p50 / p99 / max", ms(m.AddedP50) + " / " + ms(m.AddedP99) + " / " + ms(m.AddedMax)},
+		{"send spread (first to last)", ms(m.SendSpread)},
+	}
+	if m.TailSent > 0 {
+		rows = append(rows, []string{"recovery: admitted rate", fmt.Sprintf("%.1f/s of %g/s sent over %s", m.TailRate, p.TailRate, p.Tail)})
+	}
+	return Report{Profile: "burst", Verdict: verdict, Rows: rows, Metrics: m, Summary: c.Metrics.Summary()}, nil
+}
+
+// addedLatencies are the admitted requests' latencies above the fastest
+// admitted one (the unqueued service time), sorted.
+func addedLatencies(rs []*Result) []time.Duration {
+	var lat []time.Duration
+	for _, r := range rs {
+		if r.Admitted() && r.Error == "" {
+			lat = append(lat, r.Latency())
+		}
+	}
+	if len(lat) == 0 {
+		return nil
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	base := lat[0]
+	for i := range lat {
+		lat[i] -= base
+	}
+	return lat
+}
+
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}

@@ -1,0 +1,355 @@
+package attack
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options bound and shape a run. Every run is bounded by default.
+type Options struct {
+	Timeout     time.Duration // per request; default 10 s
+	Insecure    bool          // skip TLS verification
+	MaxRequests int           // request budget; default 20,000
+	MaxDuration time.Duration // time budget; default 2 min
+	MaxConns    int           // simultaneous connections (and requests in flight); default 1,000
+	Keys        int           // distinct key values to rotate through when a shot names none
+}
+
+// Defaults for Options' zero fields.
+const (
+	DefaultTimeout     = 10 * time.Second
+	DefaultMaxRequests = 20000
+	DefaultMaxDuration = 2 * time.Minute
+	DefaultMaxConns    = 1000
+)
+
+func (o *Options) fill() {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxRequests <= 0 {
+		o.MaxRequests = DefaultMaxRequests
+	}
+	if o.MaxDuration <= 0 {
+		o.MaxDuration = DefaultMaxDuration
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+}
+
+// Shot is one planned request.
+type Shot struct {
+	At     time.Duration // send instant, offset from the run's start
+	Phase  string
+	Client int
+	Key    string
+}
+
+// Engine sends shots and hands every result to its sinks.
+type Engine struct {
+	req   *Request
+	opt   Options
+	sinks []func(*Result)
+
+	start  time.Time
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	std  *stdClient // https targets
+	addr string     // host:port for the h1 path
+	pool connPool
+
+	wiresMu sync.RWMutex
+	wires   map[string][]byte
+
+	seq      atomic.Int64
+	sent     atomic.Int64
+	inflight chan struct{}
+	wg       sync.WaitGroup
+
+	notesMu sync.Mutex
+	notes   []string
+}
+
+// New prepares an engine. Sinks are called once per result, from many
+// goroutines at once: each must be safe for concurrent use.
+func New(req *Request, opt Options, sinks ...func(*Result)) *Engine {
+	opt.fill()
+	e := &Engine{req: req, opt: opt, sinks: sinks, wires: map[string][]byte{}, inflight: make(chan struct{}, opt.MaxConns)}
+	if req.URL.Scheme == "https" {
+		e.std = newStdClient(opt.Timeout, opt.Insecure, opt.MaxConns)
+	} else {
+		e.addr = req.URL.Host
+		if req.URL.Port() == "" {
+			e.addr = net.JoinHostPort(req.URL.Hostname(), "80")
+		}
+	}
+	e.pool.newConn = func() *h1conn {
+		var tc *tls.Config
+		return newH1conn(e.addr, tc, opt.Timeout)
+	}
+	return e
+}
+
+// Begin fixes the run's zero instant and returns the run's context: it ends
+// at the time budget, when the request budget is spent, or with parent.
+// Cancelling parent (Ctrl-C) also aborts requests in flight.
+func (e *Engine) Begin(parent context.Context) context.Context {
+	e.start = time.Now()
+	e.ctx, e.cancel = context.WithTimeout(parent, e.opt.MaxDuration)
+	context.AfterFunc(parent, e.pool.abort)
+	context.AfterFunc(e.ctx, func() {
+		if e.ctx.Err() == context.DeadlineExceeded {
+			e.note(fmt.Sprintf("time budget reached: stopped after %s (raise --max-duration)", e.opt.MaxDuration))
+		}
+	})
+	return e.ctx
+}
+
+// Start is the wall-clock instant of offset 0.
+func (e *Engine) Start() time.Time { return e.start }
+
+// Now is the current offset from the run's start.
+func (e *Engine) Now() time.Duration { return time.Since(e.start) }
+
+// Notes are things the run wants its reader to know (budgets hit, ...).
+func (e *Engine) Notes() []string {
+	e.notesMu.Lock()
+	defer e.notesMu.Unlock()
+	return append([]string(nil), e.notes...)
+}
+
+func (e *Engine) note(s string) {
+	e.notesMu.Lock()
+	defer e.notesMu.Unlock()
+	for _, n := range e.notes {
+		if n == s {
+			return
+		}
+	}
+	e.notes = append(e.notes, s)
+}
+
+// Sent is how many requests have been sent (or started).
+func (e *Engine) Sent() int { return int(e.sent.Load()) }
+
+// take spends one request of the budget.
+func (e *Engine) take() bool {
+	if e.sent.Add(1) > int64(e.opt.MaxRequests) {
+		e.sent.Add(-1)
+		e.note(fmt.Sprintf("request budget reached: stopped after %d requests (raise --max-requests)", e.opt.MaxRequests))
+		e.cancel()
+		return false
+	}
+	return true
+}
+
+// Finish waits for requests in flight and releases connections.
+func (e *Engine) Finish() {
+	e.wg.Wait()
+	e.pool.closeIdle()
+	if e.cancel != nil {
+		e.cancel()
+	}
+}
+
+// Wait blocks until every request sent so far has its result.
+func (e *Engine) Wait() { e.wg.Wait() }
+
+func (e *Engine) wire(key string) []byte {
+	e.wiresMu.RLock()
+	w, ok := e.wires[key]
+	e.wiresMu.RUnlock()
+	if ok {
+		return w
+	}
+	e.wiresMu.Lock()
+	defer e.wiresMu.Unlock()
+	if w, ok = e.wires[key]; !ok {
+		w = e.req.wire(key)
+		e.wires[key] = w
+	}
+	return w
+}
+
+func (e *Engine) newResult(s Shot) *Result {
+	seq := int(e.seq.Add(1))
+	if s.Key == "" && e.opt.Keys > 0 && e.req.KeyHeader != "" {
+		s.Key = "key-" + strconv.Itoa(seq%e.opt.Keys)
+	}
+	return &Result{Seq: seq, Phase: s.Phase, Client: s.Client, Key: s.Key, Scheduled: s.At}
+}
+
+func (e *Engine) emit(r *Result) {
+	for _, sink := range e.sinks {
+		sink(r)
+	}
+}
+
+// send performs one request synchronously.
+func (e *Engine) send(ctx context.Context, r *Result) {
+	if e.std != nil {
+		req, err := e.req.httpRequest(r.Key)
+		if err != nil {
+			r.Sent, r.Done, r.Error = e.Now(), e.Now(), err.Error()
+			return
+		}
+		e.std.do(ctx, req, e.start, r)
+		return
+	}
+	c := e.pool.get()
+	c.roundTrip(ctx, e.wire(r.Key), e.start, r)
+	e.pool.put(c)
+}
+
+// Do sends one shot now and waits for its result: for closed-loop clients
+// (storm, backoff) and calibration. ok is false when a budget ended the run.
+func (e *Engine) Do(ctx context.Context, s Shot) (r *Result, ok bool) {
+	if ctx.Err() != nil || !e.take() {
+		return nil, false
+	}
+	s.At = e.Now()
+	r = e.newResult(s)
+	e.wg.Add(1)
+	defer e.wg.Done()
+	e.send(ctx, r)
+	e.emit(r)
+	return r, true
+}
+
+// Schedule sends n shots, each at its planned instant, without waiting for
+// any response (open model). plan must give non-decreasing instants. It
+// returns once the last shot is sent or the run ends; use Wait for the
+// results.
+func (e *Engine) Schedule(ctx context.Context, n int, plan func(i int) Shot) {
+	for i := 0; i < n; i++ {
+		s := plan(i)
+		if !waitUntil(ctx, e.start.Add(s.At)) || !e.take() {
+			return
+		}
+		select {
+		case e.inflight <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		r := e.newResult(s)
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.send(ctx, r)
+			<-e.inflight
+			e.emit(r)
+		}()
+	}
+}
+
+// Burst releases shots together at instant at: connections are dialled and
+// every request but its final byte written beforehand, so at the instant
+// each goroutine writes one byte and the requests complete within
+// microseconds of each other at the server. Returns once all are sent.
+func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
+	k := 0
+	for range shots {
+		if !e.take() {
+			break
+		}
+		k++
+	}
+	shots = shots[:k]
+	release := make(chan struct{})
+	var sent sync.WaitGroup
+	sent.Add(len(shots))
+	var prepared sync.WaitGroup
+	prepared.Add(len(shots))
+	for _, s := range shots {
+		s.At = at
+		r := e.newResult(s)
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			var c *h1conn
+			var tail []byte
+			var req *http.Request
+			var err error
+			if e.std == nil {
+				c = e.pool.get()
+				tail, err = c.prewrite(ctx, e.wire(r.Key))
+			} else {
+				req, err = e.req.httpRequest(r.Key)
+			}
+			prepared.Done()
+			<-release
+			switch {
+			case ctx.Err() != nil:
+				r.Sent, r.Done, r.Error = e.Now(), e.Now(), "canceled"
+				sent.Done()
+			case err != nil:
+				r.Sent, r.Done, r.Error = e.Now(), e.Now(), describeNetErr(e.addr, err)
+				sent.Done()
+			case c != nil:
+				sent.Done()
+				c.finish(tail, e.start, r)
+			default:
+				sent.Done()
+				e.std.do(ctx, req, e.start, r)
+			}
+			if c != nil {
+				e.pool.put(c)
+			}
+			e.emit(r)
+		}()
+	}
+	prepared.Wait()
+	waitUntil(ctx, e.start.Add(at))
+	close(release)
+	sent.Wait()
+}
+
+// connPool keeps idle keep-alive connections and every live socket, so an
+// abort (Ctrl-C) can close them all.
+type connPool struct {
+	newConn func() *h1conn
+	mu      sync.Mutex
+	idle    []*h1conn
+}
+
+func (p *connPool) get() *h1conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.idle); n > 0 {
+		c := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		return c
+	}
+	return p.newConn()
+}
+
+func (p *connPool) put(c *h1conn) {
+	if c.c == nil {
+		return
+	}
+	p.mu.Lock()
+	p.idle = append(p.idle, c)
+	p.mu.Unlock()
+}
+
+func (p *connPool) closeIdle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.idle {
+		c.close()
+	}
+	p.idle = nil
+}
+
+// abort closes idle connections; busy ones end by their deadline or the
+// context check in their owner.
+func (p *connPool) abort() { p.closeIdle() }

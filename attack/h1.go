@@ -1,0 +1,297 @@
+package attack
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http/httputil"
+	"strconv"
+	"time"
+)
+
+// h1conn is one keep-alive HTTP/1.1 connection driven by one worker. It
+// writes prepared request bytes and parses just enough of the response to
+// record what a limiter said: status, the rate-limit headers, framing, and
+// the start of an error body. This lean path is why bursts leave within
+// microseconds of each other and throughput beats net/http-based tools.
+type h1conn struct {
+	addr    string
+	tlsConf *tls.Config // nil for plain http
+	timeout time.Duration
+	c       net.Conn
+	br      *bufio.Reader
+	used    bool // has served a request: a failure before any byte may be a stale keep-alive
+}
+
+func newH1conn(addr string, tlsConf *tls.Config, timeout time.Duration) *h1conn {
+	return &h1conn{addr: addr, tlsConf: tlsConf, timeout: timeout}
+}
+
+func (h *h1conn) dial(ctx context.Context) error {
+	d := net.Dialer{Timeout: h.timeout, KeepAlive: 30 * time.Second}
+	c, err := d.DialContext(ctx, "tcp", h.addr)
+	if err != nil {
+		return err
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	if h.tlsConf != nil {
+		tc := tls.Client(c, h.tlsConf)
+		_ = tc.SetDeadline(time.Now().Add(h.timeout))
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return err
+		}
+		c = tc
+	}
+	h.c = c
+	h.br = bufio.NewReaderSize(c, 4096)
+	h.used = false
+	return nil
+}
+
+func (h *h1conn) close() {
+	if h.c != nil {
+		h.c.Close()
+		h.c = nil
+	}
+}
+
+// ready dials if there is no connection, so bursts can warm up beforehand.
+func (h *h1conn) ready(ctx context.Context) error {
+	if h.c != nil {
+		return nil
+	}
+	return h.dial(ctx)
+}
+
+// roundTrip sends wire and reads the response into r. start is the run's
+// zero. When hold > 0, all but the last hold bytes were already written by
+// prewrite and only the tail goes out now (last-byte synchronisation).
+func (h *h1conn) roundTrip(ctx context.Context, wire []byte, start time.Time, r *Result) {
+	for attempt := 0; ; attempt++ {
+		if err := h.ready(ctx); err != nil {
+			r.Sent = time.Since(start)
+			r.Done = r.Sent
+			r.Error = describeNetErr(h.addr, err)
+			return
+		}
+		reused := h.used
+		_ = h.c.SetDeadline(time.Now().Add(h.timeout))
+		conn := h.c
+		// Ctrl-C must not wait out a slow server: expire the deadline.
+		stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+		r.Sent = time.Since(start)
+		gotByte, err := h.exchange(wire, start, r)
+		stop()
+		if err == nil {
+			return
+		}
+		h.close()
+		// A reused connection the server had already closed fails before
+		// any byte: retry once on a fresh one, as net/http does.
+		if reused && !gotByte && attempt == 0 && ctx.Err() == nil {
+			continue
+		}
+		r.Done = time.Since(start)
+		r.Error = describeNetErr(h.addr, err)
+		return
+	}
+}
+
+// prewrite sends all of wire except its final byte and returns that byte's
+// slice, to be sent at the burst instant by roundTripTail.
+func (h *h1conn) prewrite(ctx context.Context, wire []byte) ([]byte, error) {
+	if err := h.ready(ctx); err != nil {
+		return nil, err
+	}
+	_ = h.c.SetDeadline(time.Now().Add(h.timeout + 10*time.Second))
+	if _, err := h.c.Write(wire[:len(wire)-1]); err != nil {
+		h.close()
+		return nil, err
+	}
+	return wire[len(wire)-1:], nil
+}
+
+// exchange writes and reads one request/response. gotByte reports whether
+// any response byte arrived (after which a retry would be wrong).
+func (h *h1conn) exchange(wire []byte, start time.Time, r *Result) (gotByte bool, err error) {
+	if _, err := h.c.Write(wire); err != nil {
+		return false, err
+	}
+	if _, err := h.br.Peek(1); err != nil {
+		return false, err
+	}
+	r.FirstByte = time.Since(start)
+	h.used = true
+	keepAlive, err := h.readResponse(r)
+	if err != nil {
+		return true, err
+	}
+	r.Done = time.Since(start)
+	if !keepAlive {
+		h.close()
+	}
+	return true, nil
+}
+
+var errMidResponse = errors.New("connection closed mid-response")
+
+// readResponse parses status line, headers and body framing.
+func (h *h1conn) readResponse(r *Result) (keepAlive bool, err error) {
+	for {
+		line, err := h.br.ReadSlice('\n')
+		if err != nil {
+			return false, errMidResponse
+		}
+		// "HTTP/1.1 429 Too Many Requests"
+		if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
+			return false, fmt.Errorf("malformed status line %q", bytes.TrimSpace(line))
+		}
+		code, err := strconv.Atoi(string(line[9:12]))
+		if err != nil {
+			return false, fmt.Errorf("malformed status line %q", bytes.TrimSpace(line))
+		}
+		keepAlive = line[7] == '1' // HTTP/1.0 closes by default
+		contentLength, chunked := int64(-1), false
+		for {
+			hl, err := h.br.ReadSlice('\n')
+			if err != nil {
+				return false, errMidResponse
+			}
+			hl = bytes.TrimRight(hl, "\r\n")
+			if len(hl) == 0 {
+				break
+			}
+			colon := bytes.IndexByte(hl, ':')
+			if colon <= 0 {
+				continue
+			}
+			name := lowerASCII(hl[:colon])
+			value := bytes.TrimSpace(hl[colon+1:])
+			switch string(name) {
+			case "content-length":
+				contentLength, err = strconv.ParseInt(string(value), 10, 64)
+				if err != nil || contentLength < 0 {
+					return false, fmt.Errorf("malformed Content-Length %q", value)
+				}
+			case "transfer-encoding":
+				chunked = bytes.Contains(lowerASCII(value), []byte("chunked"))
+			case "connection":
+				lv := lowerASCII(value)
+				if bytes.Contains(lv, []byte("close")) {
+					keepAlive = false
+				} else if bytes.Contains(lv, []byte("keep-alive")) {
+					keepAlive = true
+				}
+			}
+			if code >= 100 && code < 200 {
+				continue
+			}
+			if keepHeader(string(name)) {
+				if r.Headers == nil {
+					r.Headers = make(map[string]string, 4)
+				}
+				n := string(name)
+				if prev, ok := r.Headers[n]; ok { // several field lines combine with ", "
+					r.Headers[n] = prev + ", " + string(value)
+				} else {
+					r.Headers[n] = string(value)
+				}
+			}
+		}
+		if code >= 100 && code < 200 {
+			continue // interim response; the real one follows
+		}
+		r.Status = code
+		var body io.Reader
+		switch {
+		case code == 204 || code == 304:
+			return keepAlive, nil
+		case chunked:
+			body = httputil.NewChunkedReader(h.br)
+		case contentLength >= 0:
+			body = io.LimitReader(h.br, contentLength)
+		default: // read to EOF: the connection cannot be reused
+			body, keepAlive = h.br, false
+		}
+		if code < 200 || code >= 300 {
+			var buf [bodyKeep]byte
+			n, _ := io.ReadFull(body, buf[:])
+			r.Body = string(buf[:n])
+		}
+		n, err := io.Copy(io.Discard, body)
+		if err != nil || (contentLength >= 0 && !chunked && int64(len(r.Body))+n < contentLength) {
+			return false, errMidResponse
+		}
+		if chunked {
+			// The chunked reader stops after the last-chunk line; the
+			// trailer section up to its empty line is still on the wire.
+			for {
+				tl, err := h.br.ReadSlice('\n')
+				if err != nil {
+					return false, errMidResponse
+				}
+				if len(bytes.TrimRight(tl, "\r\n")) == 0 {
+					break
+				}
+			}
+		}
+		return keepAlive, nil
+	}
+}
+
+func lowerASCII(b []byte) []byte {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			out := make([]byte, len(b))
+			copy(out, b)
+			for j := i; j < len(out); j++ {
+				if c := out[j]; 'A' <= c && c <= 'Z' {
+					out[j] = c + 32
+				}
+			}
+			return out
+		}
+	}
+	return b
+}
+
+// describeNetErr turns a network error into a sentence a user can act on.
+func describeNetErr(addr string, err error) string {
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, errMidResponse):
+		return "server closed the connection mid-response"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.As(err, &opErr) && opErr.Op == "dial" && isRefused(err):
+		return fmt.Sprintf("connection refused to %s — is the server running?", addr)
+	case isTimeout(err):
+		return fmt.Sprintf("timeout waiting for %s", addr)
+	case errors.Is(err, io.EOF):
+		return "server closed the connection without answering"
+	}
+	var certErr *tls.CertificateVerificationError
+	if errors.As(err, &certErr) {
+		return fmt.Sprintf("TLS certificate of %s not trusted: %v (use --insecure to skip verification)", addr, certErr.Err)
+	}
+	return err.Error()
+}
+
+// finish sends the held-back tail of a prewritten request at the burst
+// instant and reads the response.
+func (h *h1conn) finish(tail []byte, start time.Time, r *Result) {
+	r.Sent = time.Since(start)
+	if _, err := h.exchange(tail, start, r); err != nil {
+		h.close()
+		r.Done = time.Since(start)
+		r.Error = describeNetErr(h.addr, err)
+	}
+}

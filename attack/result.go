@@ -1,0 +1,54 @@
+package attack
+
+import (
+	"strings"
+	"time"
+)
+
+// Result is everything recorded about one request. Times are offsets from
+// the run's start on the monotonic clock, so they compare exactly.
+type Result struct {
+	Seq    int    `json:"seq"`
+	Phase  string `json:"phase,omitempty"`  // the profile's step: "burst", "tail", "volley1", ...
+	Client int    `json:"client,omitempty"` // simulated client, for storm/backoff (1-based)
+	Key    string `json:"key,omitempty"`    // value sent in --key-header
+
+	Scheduled time.Duration `json:"scheduled_ns"`  // when the plan said to send
+	Sent      time.Duration `json:"sent_ns"`       // when the bytes went to the socket
+	FirstByte time.Duration `json:"first_byte_ns"` // first response byte (0 if none)
+	Done      time.Duration `json:"done_ns"`       // response complete or error
+
+	Status  int               `json:"status,omitempty"`
+	Error   string            `json:"error,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"` // rate-limit headers, lower-case names
+	Body    string            `json:"body,omitempty"`    // first 1 KiB of a non-2xx body
+}
+
+// Latency is from the actual send to completion.
+func (r *Result) Latency() time.Duration { return r.Done - r.Sent }
+
+// Lateness is how far after its scheduled instant the request went out.
+func (r *Result) Lateness() time.Duration { return r.Sent - r.Scheduled }
+
+// Admitted reports a 2xx answer.
+func (r *Result) Admitted() bool { return r.Status >= 200 && r.Status < 300 }
+
+// Rejected reports an answer a limiter gives when it says no: 429, or 503
+// (nginx's default), or 403 (HAProxy, GitHub).
+func (r *Result) Rejected() bool {
+	return r.Status == 429 || r.Status == 503 || r.Status == 403
+}
+
+// bodyKeep is how much of a non-2xx body a result keeps.
+const bodyKeep = 1024
+
+// keepHeader reports whether a response header is recorded: the ones rate
+// limiters speak with, and Date to read an HTTP-date Retry-After against.
+func keepHeader(lower string) bool {
+	switch lower {
+	case "retry-after", "date", "content-type", "cache-control":
+		return true
+	}
+	return strings.HasPrefix(lower, "x-ratelimit") || strings.HasPrefix(lower, "ratelimit") ||
+		strings.HasPrefix(lower, "x-rate-limit")
+}

@@ -1,0 +1,191 @@
+package attack
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// StreamSchema versions the results file format (README: "Results stream").
+const StreamSchema = 1
+
+// StreamHeader is the first line of a results file.
+type StreamHeader struct {
+	Type    string            `json:"type"` // "header"
+	Schema  int               `json:"schema"`
+	Tool    string            `json:"tool"`
+	Command string            `json:"command"` // attack, probe, compare
+	Target  string            `json:"target"`  // as the user wrote it
+	URL     string            `json:"url"`     // what was actually attacked
+	Profile string            `json:"profile,omitempty"`
+	Options map[string]string `json:"options,omitempty"`
+	Start   time.Time         `json:"start"` // wall clock of offset 0
+}
+
+// StreamEnd is the last line of a complete results file; an interrupted run
+// has none, and readers still use every result before it.
+type StreamEnd struct {
+	Type     string   `json:"type"` // "end"
+	Requests int      `json:"requests"`
+	Notes    []string `json:"notes,omitempty"`
+	Elapsed  int64    `json:"elapsed_ns"`
+}
+
+// Stream appends results to a JSON Lines file as they arrive. A writer
+// goroutine does the encoding so the senders never wait on the disk, and it
+// flushes at least every 100 ms so a crash or Ctrl-C loses almost nothing.
+type Stream struct {
+	f     *os.File
+	w     *bufio.Writer
+	ch    chan *Result
+	done  chan struct{}
+	mu    sync.Mutex
+	err   error
+	count int
+}
+
+// CreateStream creates (truncates) path and writes the header line.
+func CreateStream(path string, h StreamHeader) (*Stream, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write results to %s: %w (choose another place with --out)", path, err)
+	}
+	h.Type, h.Schema, h.Tool = "header", StreamSchema, "ratecheck"
+	s := &Stream{f: f, w: bufio.NewWriterSize(f, 64<<10), ch: make(chan *Result, 8192), done: make(chan struct{})}
+	if err := s.writeLine(h); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := s.w.Flush(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	go s.loop()
+	return s, nil
+}
+
+type resultLine struct {
+	Type string `json:"type"`
+	*Result
+}
+
+func (s *Stream) writeLine(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = s.w.Write(b)
+	return err
+}
+
+func (s *Stream) loop() {
+	defer close(s.done)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case r, ok := <-s.ch:
+			if !ok {
+				return
+			}
+			s.setErr(s.writeLine(resultLine{Type: "result", Result: r}))
+			s.count++
+		case <-tick.C:
+			s.setErr(s.w.Flush())
+		}
+	}
+}
+
+func (s *Stream) setErr(err error) {
+	if err != nil {
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = err
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Add queues one result for writing. The result must not change afterwards.
+func (s *Stream) Add(r *Result) { s.ch <- r }
+
+// Close writes the end line, flushes and closes the file.
+func (s *Stream) Close(notes []string, elapsed time.Duration) error {
+	close(s.ch)
+	<-s.done
+	s.setErr(s.writeLine(StreamEnd{Type: "end", Requests: s.count, Notes: notes, Elapsed: int64(elapsed)}))
+	s.setErr(s.w.Flush())
+	s.setErr(s.f.Close())
+	return s.err
+}
+
+// Recorded is a results file read back.
+type Recorded struct {
+	Header    StreamHeader
+	Results   []Result
+	End       *StreamEnd // nil when the run was interrupted
+	Truncated bool       // the last line was cut mid-write
+}
+
+// ReadStream reads a results file, keeping everything before a damaged
+// tail (a run killed mid-write).
+func ReadStream(r io.Reader) (*Recorded, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	rec := &Recorded{}
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var probe struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(b, &probe); err != nil {
+			if line == 1 {
+				return nil, fmt.Errorf("line 1: not a ratecheck results file (%v)", err)
+			}
+			rec.Truncated = true
+			break
+		}
+		switch probe.Type {
+		case "header":
+			if err := json.Unmarshal(b, &rec.Header); err != nil {
+				return nil, fmt.Errorf("line %d: bad header: %w", line, err)
+			}
+			if rec.Header.Schema > StreamSchema {
+				return nil, fmt.Errorf("results schema %d is newer than this ratecheck understands (%d): upgrade ratecheck", rec.Header.Schema, StreamSchema)
+			}
+		case "result":
+			var res Result
+			if err := json.Unmarshal(b, &res); err != nil {
+				return nil, fmt.Errorf("line %d: bad result: %w", line, err)
+			}
+			rec.Results = append(rec.Results, res)
+		case "end":
+			rec.End = &StreamEnd{}
+			if err := json.Unmarshal(b, rec.End); err != nil {
+				return nil, fmt.Errorf("line %d: bad end record: %w", line, err)
+			}
+		default:
+			if line == 1 {
+				return nil, errors.New("line 1: not a ratecheck results file (no header record)")
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if rec.Header.Type != "header" {
+		return nil, errors.New("not a ratecheck results file: no header record")
+	}
+	return rec, nil
+}

@@ -1,0 +1,107 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/launch"
+)
+
+// requestFlags are the request-shaping and budget flags every command that
+// sends traffic shares.
+type requestFlags struct {
+	method      string
+	headers     []string
+	body        string
+	timeout     time.Duration
+	insecure    bool
+	keyHeader   string
+	keys        int
+	maxRequests int
+	maxDuration time.Duration
+	out         string
+	output      string
+}
+
+func (f *requestFlags) register(c *cobra.Command) {
+	fs := c.Flags()
+	fs.StringVarP(&f.method, "method", "X", "GET", "HTTP method")
+	fs.StringArrayVarP(&f.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
+	fs.StringVarP(&f.body, "data", "d", "", "request body, or @file to read it from a file")
+	fs.DurationVar(&f.timeout, "timeout", attack.DefaultTimeout, "per-request timeout")
+	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	fs.StringVar(&f.keyHeader, "key-header", "", "header that carries each simulated client's key (tests per-key scope)")
+	fs.IntVar(&f.keys, "keys", 0, "number of distinct key values to send in --key-header")
+	fs.IntVar(&f.maxRequests, "max-requests", attack.DefaultMaxRequests, "request budget: the run stops after this many")
+	fs.DurationVar(&f.maxDuration, "max-duration", attack.DefaultMaxDuration, "time budget: the run stops after this long")
+	fs.StringVar(&f.out, "out", "", "results stream file (JSON Lines); default ratecheck-COMMAND-TIME.jsonl")
+	fs.StringVarP(&f.output, "output", "o", "text", "stdout format: text or json")
+}
+
+func (f *requestFlags) validate() error {
+	switch {
+	case f.output != "text" && f.output != "json":
+		return usageErr("--output %q: use text or json", f.output)
+	case f.maxRequests < 1:
+		return usageErr("--max-requests must be ≥ 1")
+	case f.maxDuration <= 0:
+		return usageErr("--max-duration must be positive")
+	case f.timeout <= 0:
+		return usageErr("--timeout must be positive")
+	case f.keys < 0:
+		return usageErr("--keys must be ≥ 0")
+	case f.keys > 0 && f.keyHeader == "":
+		return usageErr("--keys needs --key-header NAME to say where the key goes")
+	}
+	return nil
+}
+
+func (f *requestFlags) request(url string) (*attack.Request, error) {
+	r, err := attack.NewRequest(f.method, url, f.headers, f.body)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	r.KeyHeader = f.keyHeader
+	return r, nil
+}
+
+func (f *requestFlags) options() attack.Options {
+	return attack.Options{Timeout: f.timeout, Insecure: f.insecure, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys}
+}
+
+func (f *requestFlags) outPath(command string) string {
+	if f.out != "" {
+		return f.out
+	}
+	return fmt.Sprintf("ratecheck-%s-%s.jsonl", command, time.Now().Format("20060102-150405"))
+}
+
+// openTarget starts the target, mapping a bad spec to exit 2.
+func openTarget(c *cobra.Command, spec string) (*launch.Target, error) {
+	t, err := launch.Open(c.Context(), spec)
+	if err != nil {
+		var ue *launch.UsageError
+		if errors.As(err, &ue) {
+			return nil, usageErr("%v", err)
+		}
+		return nil, exitWith(ExitUntested, err)
+	}
+	return t, nil
+}
+
+// rateFlag parses a rate flag, accepting "max" where allowed.
+func rateFlag(name, v string, allowMax bool) (float64, error) {
+	if allowMax && v == "max" {
+		return 0, nil
+	}
+	r, err := targets.ParseRate(v)
+	if err != nil {
+		return 0, usageErr("--%s: %v", name, err)
+	}
+	return r, nil
+}

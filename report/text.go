@@ -1,0 +1,32 @@
+// Package report renders results for people and machines: text tables for
+// the terminal, JSON, and (later) JUnit and HTML.
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/olekukonko/tablewriter"
+)
+
+// Table prints a two-or-more-column table with a header.
+func Table(w io.Writer, header []string, rows [][]string) error {
+	t := tablewriter.NewWriter(w)
+	h := make([]any, len(header))
+	for i, s := range header {
+		h[i] = s
+	}
+	t.Header(h...)
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
+// Verdict prints the one-line conclusion under a table.
+func Verdict(w io.Writer, verdict string, notes []string) {
+	fmt.Fprintln(w, verdict)
+	for _, n := range notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
+}
