@@ -1,0 +1,290 @@
+//go:build unix
+
+package nginx
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needNginx skips the test when nginx is not installed. CI installs it with
+// scripts/install-nginx.sh.
+func needNginx(t *testing.T) {
+	t.Helper()
+	if _, err := FindBinary(""); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			t.Skip("nginx is not installed; run scripts/install-nginx.sh to run the live nginx tests")
+		}
+		t.Fatal(err)
+	}
+}
+
+// startNginx starts a config and registers a cleanup that stops it and
+// checks that nothing is left.
+func startNginx(t *testing.T, conf string, opt Options) *Instance {
+	t.Helper()
+	needNginx(t)
+	inst, err := Start(context.Background(), conf, opt)
+	if err != nil {
+		t.Fatalf("Start(%s): %v", conf, err)
+	}
+	t.Cleanup(func() {
+		if err := inst.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+		assertGone(t, inst)
+	})
+	return inst
+}
+
+func readyURL(inst *Instance) string { return strings.TrimSuffix(inst.URL, "/") + ReadyPath }
+
+// assertGone checks that no process of the instance's group is left and, unless
+// Keep, that its directory is gone.
+func assertGone(t *testing.T, inst *Instance) {
+	t.Helper()
+	if err := syscall.Kill(-inst.Pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("process group %d still exists after Stop (kill -0: %v); members: %v", inst.Pid, err, groupMembers(inst.Pid))
+	}
+	if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(inst.Pid))); err == nil && runtime.GOOS == "linux" {
+		t.Errorf("nginx master %d still in /proc after Stop", inst.Pid)
+	}
+	if ps := procsMentioning(inst.Dir); len(ps) > 0 {
+		t.Errorf("processes mentioning %s still running: %v", inst.Dir, ps)
+	}
+	if !inst.opt.Keep {
+		if _, err := os.Stat(inst.Dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("temp dir %s not removed (stat: %v)", inst.Dir, err)
+		}
+	}
+}
+
+// groupMembers lists the pids whose process group is pgid (Linux /proc).
+func groupMembers(pgid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may contain spaces and ')'.
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// procsMentioning lists the pids whose command line contains s. The nginx
+// master's title keeps its arguments (-p DIR -c DIR/nginx.conf); workers are
+// found through their process group instead.
+func procsMentioning(s string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(b), s) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// isolateTemp points os.MkdirTemp at a fresh directory so a test can check
+// that Start left nothing behind.
+func isolateTemp(t *testing.T) string {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	return dir
+}
+
+func assertEmptyDir(t *testing.T, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		t.Errorf("left behind in %s: %s", dir, e.Name())
+	}
+	if ps := procsMentioning(dir); len(ps) > 0 {
+		t.Errorf("processes mentioning %s still running: %v", dir, ps)
+	}
+}
+
+// shot is one request of a volley. Times are measured from the instant the
+// volley was released.
+type shot struct {
+	status int
+	body   string
+	ctype  string
+	wrote  time.Duration // request fully written
+	done   time.Duration // response fully read: the latency seen by a client released at t0
+	reused bool
+	err    error
+}
+
+// volley opens n keep-alive connections to the instance, warming each with a
+// request to ReadyPath (never limited, so the zone stays fresh), then releases
+// n GETs of path at one instant, one per connection, and waits for all.
+func volley(t *testing.T, inst *Instance, path string, n int) []shot {
+	t.Helper()
+	tr := &http.Transport{
+		Proxy:               nil,
+		MaxIdleConns:        2 * n,
+		MaxIdleConnsPerHost: 2 * n,
+		IdleConnTimeout:     time.Minute,
+		DisableCompression:  true,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 20 * time.Second}
+	warm(t, client, readyURL(inst), n)
+
+	url := strings.TrimSuffix(inst.URL, "/") + path
+	start := make(chan struct{})
+	var armed, wg sync.WaitGroup
+	shots := make([]shot, n)
+	var t0 time.Time
+	for k := range shots {
+		armed.Add(1)
+		wg.Add(1)
+		go func(s *shot) {
+			defer wg.Done()
+			var wrote time.Time
+			trace := &httptrace.ClientTrace{
+				GotConn:      func(i httptrace.GotConnInfo) { s.reused = i.Reused },
+				WroteRequest: func(httptrace.WroteRequestInfo) { wrote = time.Now() },
+			}
+			req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodGet, url, nil)
+			armed.Done()
+			if err != nil {
+				s.err = err
+				return
+			}
+			<-start
+			resp, err := client.Do(req)
+			if err != nil {
+				s.err = err
+				return
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			s.done = time.Since(t0)
+			s.wrote = wrote.Sub(t0)
+			s.status, s.body, s.ctype, s.err = resp.StatusCode, string(b), resp.Header.Get("Content-Type"), err
+		}(&shots[k])
+	}
+	armed.Wait()
+	t0 = time.Now()
+	close(start)
+	wg.Wait()
+	for k, s := range shots {
+		if s.err != nil {
+			t.Fatalf("request %d: %v", k, s.err)
+		}
+		if !s.reused {
+			t.Logf("request %d did not reuse a warmed connection", k)
+		}
+	}
+	return shots
+}
+
+// warm makes the transport hold n idle connections: every request blocks in
+// GotConn until all n hold a connection, so n distinct connections are dialed.
+func warm(t *testing.T, client *http.Client, url string, n int) {
+	t.Helper()
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			timeout := time.NewTimer(10 * time.Second)
+			defer timeout.Stop()
+			var stuck bool
+			trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
+				arrived.Done()
+				select {
+				case <-all:
+				case <-timeout.C:
+					stuck = true
+				}
+			}}
+			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodGet, url, nil)
+			resp, err := client.Do(req)
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusNoContent {
+					err = errors.New("warm-up: " + resp.Status + " from " + url)
+				}
+			}
+			if err == nil && stuck {
+				err = errors.New("warm-up: connections were not all dialed within 10s")
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tally counts statuses and returns the admitted (200) shots sorted by done.
+func tally(shots []shot) (counts map[int]int, admitted []shot) {
+	counts = map[int]int{}
+	for _, s := range shots {
+		counts[s.status]++
+		if s.status == http.StatusOK {
+			admitted = append(admitted, s)
+		}
+	}
+	sort.Slice(admitted, func(a, b int) bool { return admitted[a].done < admitted[b].done })
+	return counts, admitted
+}
+
+// spread is the time between the first and last request being written.
+func spread(shots []shot) time.Duration {
+	lo, hi := shots[0].wrote, shots[0].wrote
+	for _, s := range shots {
+		lo, hi = min(lo, s.wrote), max(hi, s.wrote)
+	}
+	return hi - lo
+}
+
+func dones(shots []shot) []time.Duration {
+	out := make([]time.Duration, len(shots))
+	for k, s := range shots {
+		out[k] = s.done.Round(100 * time.Microsecond)
+	}
+	return out
+}
