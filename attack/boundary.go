@@ -60,7 +60,7 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 		if r.Admitted() {
 			calibrated = 1
 		}
-		l, w := quotaHints(r.Headers)
+		l, w := QuotaHints(r.Headers)
 		if m.Limit == 0 && l > 0 {
 			m.Limit, m.LearnedFrom = l, "headers"
 		}
@@ -275,9 +275,9 @@ var (
 	oldPolicy = regexp.MustCompile(`^\s*(\d+)\s*;\s*w=(\d+)`)
 )
 
-// quotaHints reads L and W from rate-limit headers when a server states
-// them: hints for the experiment, never conclusions.
-func quotaHints(h map[string]string) (limit int, window time.Duration) {
+// QuotaHints reads L and W from rate-limit headers when a server states
+// them: hints for an experiment's sizes, never conclusions.
+func QuotaHints(h map[string]string) (limit int, window time.Duration) {
 	if p := h["ratelimit-policy"]; p != "" {
 		if m := policyQW.FindStringSubmatch(p); m != nil {
 			q, w := m[1], m[2]

@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/report"
+)
+
+type probeFlags struct {
+	requestFlags
+	maxTime  time.Duration
+	jsonFile string
+}
+
+func newProbeCmd() *cobra.Command {
+	var f probeFlags
+	c := &cobra.Command{
+		Use:   "probe TARGET",
+		Short: "Infer the limiter's algorithm and parameters from its behaviour",
+		Long: `probe runs an adaptive experiment against TARGET — calibration, a burst, sequential
+requests, a recovery trace, a second key — and fits every reference model
+(the same code 'serve' runs) to what it saw. It names the family, its
+parameters with uncertainty, its confidence, and the facts that decided it.
+Headers are used only as hints: inference works from behaviour alone.`,
+		Example: `  ratecheck probe 'builtin:token_bucket?rate=10/s&burst=20'
+  ratecheck probe --key-header X-Api-Key http://127.0.0.1:8080/
+  ratecheck probe -o json 'builtin:fixed_window?limit=20&window=2s' > probe.json`,
+		Args: exactArgs(1, "a TARGET (URL or builtin:...)"),
+		RunE: func(c *cobra.Command, args []string) error { return runProbe(c, &f, args[0]) },
+	}
+	f.register(c)
+	c.Flags().DurationVar(&f.maxTime, "max-time", probe.DefaultMaxTime, "time budget of the experiment")
+	c.Flags().StringVar(&f.jsonFile, "json", "", "also write the JSON result to this file")
+	// A probe's own request budget is smaller than an attack's.
+	_ = c.Flags().Set("max-requests", fmt.Sprint(probe.DefaultMaxRequests))
+	c.Flags().Lookup("max-requests").DefValue = fmt.Sprint(probe.DefaultMaxRequests)
+	c.Flags().Lookup("max-requests").Changed = false
+	return c
+}
+
+// ProbeOutput is probe's JSON.
+type probeOutput struct {
+	Target    string          `json:"target"`
+	Inference probe.Inference `json:"inference"`
+	Requests  int             `json:"requests"`
+	ElapsedS  float64         `json:"elapsed_s"`
+	Notes     []string        `json:"notes,omitempty"`
+	Results   string          `json:"results_file"`
+}
+
+func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	if f.maxTime <= 0 {
+		return usageErr("--max-time must be positive")
+	}
+	ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	tgt, err := openTarget(c, spec)
+	if err != nil {
+		return err
+	}
+	defer tgt.Close()
+	req, err := f.request(tgt.URL)
+	if err != nil {
+		return err
+	}
+	path := f.outPath("probe")
+	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: "probe", Target: spec, URL: tgt.URL, Start: time.Now()})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	col := attack.NewCollector(true)
+	opt := f.options()
+	opt.MaxDuration = f.maxTime + 10*time.Second // the plan stops itself; this is the hard stop
+	eng := attack.New(req, opt, stream.Add, col.Add)
+	runCtx := eng.Begin(ctx)
+	obs, runErr := probe.Run(runCtx, eng, col, probe.Options{MaxTime: f.maxTime, MaxRequests: f.maxRequests, ScopeKey: f.keyHeader != ""})
+	eng.Finish()
+	notes := append(eng.Notes(), obs.Notes...)
+	if ctx.Err() != nil {
+		notes = append(notes, "interrupted: the results so far are in "+path)
+	}
+	if err := stream.Close(notes, eng.Now()); err != nil {
+		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, err)
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "results: %s\n", path)
+	if runErr != nil && errors.Is(runErr, probe.ErrUnreachable) {
+		return exitWith(ExitUntested, runErr)
+	}
+	inf := probe.Infer(obs)
+	out := probeOutput{Target: spec, Inference: inf, Requests: len(obs.Results), ElapsedS: eng.Now().Seconds(), Notes: notes, Results: path}
+	if runErr != nil {
+		out.Notes = append(out.Notes, runErr.Error())
+	}
+	if f.jsonFile != "" {
+		if err := writeJSONFile(f.jsonFile, out); err != nil {
+			return exitWith(ExitUntested, err)
+		}
+	}
+	w := c.OutOrStdout()
+	if f.output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		report.Inference(w, spec, inf, out.Requests, out.ElapsedS, out.Notes)
+	}
+	if inf.Family == probe.Inconclusive {
+		return exitWith(ExitUntested, errors.New(inf.Summary()))
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package probe
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+// facts are the 3–5 observations that decided the inference, phrased so a
+// reader can check them against the results file.
+func (o *Observation) facts(inf Inference) []string {
+	var out []string
+	if b := o.phase(o.lastBurstPhase()); len(b) > 0 {
+		adm, rej, delayed := 0, 0, 0
+		var maxDelay time.Duration
+		for i := range b {
+			switch {
+			case b[i].Admitted():
+				adm++
+				if d := b[i].Latency() - o.RTT; d > delayTolerance(0) {
+					delayed++
+					maxDelay = max(maxDelay, d)
+				}
+			case b[i].Rejected():
+				rej++
+			}
+		}
+		s := fmt.Sprintf("burst of %d released at once: %d admitted, %d rejected", len(b), adm, rej)
+		if delayed > 0 {
+			s += fmt.Sprintf("; %d admitted ones were held back, up to %.0f ms (queueing)", delayed, float64(maxDelay)/1e6)
+		} else {
+			s += "; none held back (no queueing)"
+		}
+		out = append(out, s)
+	}
+	if seq := o.phase(phaseSequential); len(seq) > 0 {
+		out = append(out, fmt.Sprintf("%d sequential requests right after the burst: %d admitted%s",
+			len(seq), countAdmittedIn(seq), map[bool]string{true: " (only concurrent requests are limited)", false: ""}[countAdmittedIn(seq) == len(seq)]))
+	}
+	if tr := o.phase(phaseTrace); len(tr) > 0 {
+		adm := admittedSent(tr)
+		span := (tr[len(tr)-1].Sent - tr[0].Sent).Seconds()
+		switch {
+		case len(adm) == 0:
+			out = append(out, fmt.Sprintf("recovery trace: nothing admitted in %d requests over %.1f s", len(tr), span))
+		default:
+			steps := groupStarts(tr, o.traceGap())
+			first := adm[0] - tr[0].Sent
+			s := fmt.Sprintf("recovery trace (%d requests over %.1f s): first admission %.0f ms after exhaustion, %d admitted",
+				len(tr), span, float64(first)/1e6, len(adm))
+			if len(steps) >= 2 {
+				s += fmt.Sprintf("; capacity came back in steps %.2f s apart (window boundaries)", (steps[1] - steps[0]).Seconds())
+			} else if len(adm) >= 3 {
+				s += fmt.Sprintf(" one at a time at %.2f/s (continuous refill)", float64(len(adm)-1)/(adm[len(adm)-1]-adm[0]).Seconds())
+			}
+			out = append(out, s)
+		}
+	}
+	if inf.Family != Inconclusive && inf.Decisions > 0 {
+		s := fmt.Sprintf("the %s model reproduces %d of %d decisions", inf.Family, inf.Explained, inf.Decisions)
+		for _, a := range inf.Alternatives {
+			if a.Equivalent {
+				s += fmt.Sprintf("; %s does equally well (observationally equivalent here)", a.Family)
+			}
+		}
+		if ru := runnerUp(inf); ru != nil {
+			s += fmt.Sprintf("; next best %s: %d", ru.Family, ru.Explained)
+		}
+		out = append(out, s)
+	}
+	switch inf.Family {
+	case targets.TokenBucket:
+		out = append(out, fmt.Sprintf("nginx limit_req rate=%sr/s burst=%d nodelay behaves the same (GCRA ≡ token bucket of capacity burst+1)", fnum(inf.RatePerS), inf.Burst-1))
+	case targets.LeakyShaping:
+		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
+	}
+	if inf.Scope != "untested" {
+		out = append(out, "a second key value after exhaustion was "+map[string]string{"per-key": "admitted: the limit is per key", "global": "rejected too: the limit is global"}[inf.Scope])
+	}
+	return out
+}
+
+func runnerUp(inf Inference) *Alternative {
+	var best *Alternative
+	for i := range inf.Alternatives {
+		a := &inf.Alternatives[i]
+		if !a.Equivalent && (best == nil || a.Explained > best.Explained) {
+			best = a
+		}
+	}
+	return best
+}

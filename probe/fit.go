@@ -1,0 +1,327 @@
+package probe
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+// event is one observed decision, placed on the server's time line.
+type event struct {
+	at       time.Time
+	key      string
+	admitted bool
+	delay    time.Duration // observed added latency of an admitted request
+	release  time.Time     // when the server finished it (concurrency)
+}
+
+// Candidate is one model with parameters and how well it explains the run.
+type Candidate struct {
+	Config     targets.Config
+	Mismatches int // decisions (or delays) the model gets wrong
+	Scored     int // decisions compared
+	Offset     time.Duration
+}
+
+// delayTolerance is how far an observed queueing delay may be from the
+// model's before it counts as a mismatch: timer slack and scheduling noise
+// on a loaded machine, and a fifth of the delay for rate error.
+func delayTolerance(pred time.Duration) time.Duration {
+	return max(25*time.Millisecond, pred/5)
+}
+
+// events builds the time line from the observation.
+func (o *Observation) events() []event {
+	rs := sortedResults(o.Results)
+	var out []event
+	for i := range rs {
+		r := &rs[i]
+		if !decided(r) {
+			continue
+		}
+		ev := event{at: o.arrival(r), key: r.Key, admitted: r.Admitted()}
+		if ev.admitted {
+			ev.delay = max(r.Latency()-o.RTT, 0)
+		}
+		fb := r.FirstByte
+		if fb == 0 {
+			fb = r.Done
+		}
+		ev.release = o.Start.Add(fb - o.RTT/2)
+		out = append(out, ev)
+	}
+	reorderClusters(out, o.RTT/2+time.Millisecond)
+	return out
+}
+
+// reorderClusters fixes the order within groups of near-simultaneous
+// arrivals. Send order says nothing about the order a server handled
+// requests that reached it within a timing uncertainty of each other (a
+// burst): it admitted whichever it saw first. So within such a cluster the
+// admitted go first, least delayed first (a shaping queue serves in arrival
+// order), keeping the cluster's instants.
+func reorderClusters(evs []event, eps time.Duration) {
+	for i := 0; i < len(evs); {
+		j := i + 1
+		for j < len(evs) && evs[j].at.Sub(evs[j-1].at) <= eps {
+			j++
+		}
+		if j-i > 1 {
+			times := make([]time.Time, j-i)
+			for k := range times {
+				times[k] = evs[i+k].at
+			}
+			c := evs[i:j]
+			sort.SliceStable(c, func(a, b int) bool {
+				if c[a].admitted != c[b].admitted {
+					return c[a].admitted
+				}
+				return c[a].delay < c[b].delay
+			})
+			for k := range c {
+				c[k].at = times[k]
+			}
+		}
+		i = j
+	}
+}
+
+// replay runs the events through a fresh model and counts mismatches.
+func replay(evs []event, cfg targets.Config, offset time.Duration) int {
+	lim, err := targets.New(cfg)
+	if err != nil {
+		return math.MaxInt32
+	}
+	conc := cfg.Algo == targets.Concurrency
+	// Concurrency: releases of admitted requests interleave with arrivals.
+	type rel struct {
+		at  time.Time
+		key string
+	}
+	var pending []rel
+	mis := 0
+	for _, ev := range evs {
+		at := ev.at.Add(offset)
+		if conc {
+			// release everything that finished before this arrival
+			keep := pending[:0]
+			for _, p := range pending {
+				if !p.at.After(at) {
+					lim.Release(p.key, p.at)
+				} else {
+					keep = append(keep, p)
+				}
+			}
+			pending = keep
+		}
+		d := lim.Allow(ev.key, at)
+		switch {
+		case d.Allowed != ev.admitted:
+			mis++
+		case d.Allowed && (d.Delay-ev.delay).Abs() > delayTolerance(d.Delay):
+			mis++
+		}
+		if conc && d.Allowed {
+			pending = append(pending, rel{ev.release.Add(offset), ev.key})
+		}
+	}
+	return mis
+}
+
+// fitFamily tries every config and returns the best ones (all that tie for
+// the fewest mismatches).
+func fitFamily(evs []event, cfgs []targets.Config, offsets []time.Duration) []Candidate {
+	best := math.MaxInt32
+	var out []Candidate
+	for _, c := range cfgs {
+		for _, off := range offsets {
+			m := replay(evs, c, off)
+			if m < best {
+				best, out = m, out[:0]
+			}
+			if m == best {
+				out = append(out, Candidate{Config: c, Mismatches: m, Scored: len(evs), Offset: off})
+			}
+		}
+	}
+	return out
+}
+
+// hypotheses are the parameter grids the plan's observations suggest.
+type hypotheses struct {
+	limits  []int
+	windows []time.Duration
+	rates   []float64
+	delays  []int // nginx delay=N candidates
+}
+
+func (o *Observation) hypotheses() hypotheses {
+	var h hypotheses
+	cal := countAdmittedIn(o.phase(phaseCalibrate))
+	burstAdm := 0
+	for _, name := range o.burstPhases() {
+		burstAdm = countAdmittedIn(o.phase(name))
+	}
+	seen := map[int]bool{}
+	for _, base := range []int{burstAdm, burstAdm + cal} {
+		for d := -3; d <= 3; d++ {
+			if l := base + d; l >= 1 && !seen[l] {
+				seen[l] = true
+				h.limits = append(h.limits, l)
+			}
+		}
+	}
+	sort.Ints(h.limits)
+
+	tr := o.phase(phaseTrace)
+	adm := admittedSent(tr)
+	// Rate from the spacing of returns in the trace.
+	if len(adm) >= 3 {
+		span := (adm[len(adm)-1] - adm[0]).Seconds()
+		if span > 0 {
+			est := float64(len(adm)-1) / span
+			for k := -15; k <= 15; k++ {
+				h.rates = append(h.rates, est*(1+float64(k)/100))
+			}
+		}
+	}
+	// Windows: distances between the starts of admission steps, and from
+	// the first requests to the first step.
+	var seeds []time.Duration
+	starts := groupStarts(tr, o.traceGap())
+	if first := o.firstSent(); len(starts) > 0 {
+		seeds = append(seeds, starts[0]-first)
+		if b := o.phase(o.lastBurstPhase()); len(b) > 0 {
+			seeds = append(seeds, starts[0]-b[0].Sent)
+		}
+	}
+	for i := 1; i < len(starts); i++ {
+		seeds = append(seeds, starts[i]-starts[i-1])
+	}
+	for _, s := range []float64{0.5, 1, 2, 3, 5, 10, 15, 20, 30, 60} {
+		seeds = append(seeds, time.Duration(s*float64(time.Second)))
+	}
+	seenW := map[time.Duration]bool{}
+	for _, s := range seeds {
+		if s <= 0 {
+			continue
+		}
+		for k := -4; k <= 4; k++ {
+			w := time.Duration(float64(s) * (1 + float64(k)*0.005)).Round(time.Millisecond)
+			if w > 0 && !seenW[w] {
+				seenW[w] = true
+				h.windows = append(h.windows, w)
+			}
+		}
+	}
+	// nginx delay=N: the admitted requests of the burst that were not
+	// queued, beyond the first.
+	h.delays = []int{0}
+	undelayed := 0
+	for _, r := range o.phase(o.lastBurstPhase()) {
+		if r.Admitted() && r.Latency()-o.RTT < delayTolerance(0) {
+			undelayed++
+		}
+	}
+	if undelayed > 1 {
+		h.delays = append(h.delays, undelayed-1)
+	}
+	return h
+}
+
+func (o *Observation) traceGap() time.Duration {
+	tr := o.phase(phaseTrace)
+	if len(tr) < 2 {
+		return 100 * time.Millisecond
+	}
+	// three times the median send interval
+	var gaps []time.Duration
+	for i := 1; i < len(tr); i++ {
+		gaps = append(gaps, tr[i].Sent-tr[i-1].Sent)
+	}
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
+	return 3 * gaps[len(gaps)/2]
+}
+
+func (o *Observation) burstPhases() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range o.Results {
+		if (r.Phase == phaseBurst || len(r.Phase) > len(phaseBurst) && r.Phase[:len(phaseBurst)+1] == phaseBurst+"-") && !seen[r.Phase] {
+			seen[r.Phase] = true
+			names = append(names, r.Phase)
+		}
+	}
+	return names
+}
+
+func (o *Observation) lastBurstPhase() string {
+	names := o.burstPhases()
+	if len(names) == 0 {
+		return phaseBurst
+	}
+	return names[len(names)-1]
+}
+
+func (o *Observation) firstSent() time.Duration {
+	if len(o.Results) == 0 {
+		return 0
+	}
+	return sortedResults(o.Results)[0].Sent
+}
+
+func countAdmittedIn(rs []attack.Result) int {
+	n := 0
+	for i := range rs {
+		if rs[i].Admitted() {
+			n++
+		}
+	}
+	return n
+}
+
+func admittedSent(rs []attack.Result) []time.Duration {
+	var out []time.Duration
+	for i := range rs {
+		if rs[i].Admitted() {
+			out = append(out, rs[i].Sent)
+		}
+	}
+	return out
+}
+
+// groupStarts are the send times of the first admission of each run of
+// three or more admissions: the steps a window limiter takes.
+func groupStarts(rs []attack.Result, gap time.Duration) []time.Duration {
+	var starts []time.Duration
+	run, runStart, last := 0, time.Duration(0), time.Duration(0)
+	flush := func() {
+		if run >= 3 {
+			starts = append(starts, runStart)
+		}
+		run = 0
+	}
+	for i := range rs {
+		r := &rs[i]
+		if r.Error != "" {
+			continue
+		}
+		if r.Admitted() {
+			if run > 0 && r.Sent-last > gap {
+				flush()
+			}
+			if run == 0 {
+				runStart = r.Sent
+			}
+			run++
+			last = r.Sent
+		} else {
+			flush()
+		}
+	}
+	flush()
+	return starts
+}

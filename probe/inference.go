@@ -1,0 +1,259 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+// Inference is the probe's verdict: the family, its parameters with their
+// uncertainty, how sure, and the facts that decided it. Fields that do not
+// apply to the family are omitted from JSON.
+type Inference struct {
+	Family       string        `json:"family"` // a targets family, or "inconclusive"
+	RatePerS     float64       `json:"rate_per_s,omitempty"`
+	RateErr      float64       `json:"rate_err_per_s,omitempty"`
+	Burst        int           `json:"burst,omitempty"`
+	BurstErr     int           `json:"burst_err,omitempty"`
+	Delay        int           `json:"delay,omitempty"` // nginx delay=N (leaky_shaping)
+	Limit        int           `json:"limit,omitempty"`
+	LimitErr     int           `json:"limit_err,omitempty"`
+	WindowS      float64       `json:"window_s,omitempty"`
+	WindowErrS   float64       `json:"window_err_s,omitempty"`
+	Alignment    string        `json:"alignment,omitempty"`
+	MaxInflight  int           `json:"max_inflight,omitempty"`
+	Scope        string        `json:"scope"`
+	Confidence   float64       `json:"confidence"`
+	Explained    int           `json:"explained"` // decisions the model reproduces
+	Decisions    int           `json:"decisions"`
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	Evidence     []string      `json:"evidence"`
+	Reason       string        `json:"reason,omitempty"` // why inconclusive
+}
+
+// Alternative is another family and how well it did.
+type Alternative struct {
+	Family     string `json:"family"`
+	Explained  int    `json:"explained"`
+	Equivalent bool   `json:"equivalent"` // explains the run as well as the winner
+}
+
+// Inconclusive is the family when no model explains the run.
+const Inconclusive = "inconclusive"
+
+// paramCount is each family's number of free parameters, for the penalty
+// that prefers the simpler of two equally good explanations.
+var paramCount = map[string]int{
+	targets.None: 0, targets.Concurrency: 1, targets.TokenBucket: 2, targets.LeakyShaping: 2,
+	targets.FixedWindow: 2, targets.SlidingLog: 2, targets.SlidingCounter: 2,
+}
+
+// familyOrder breaks exact ties: the simpler, more common family first.
+var familyOrder = []string{targets.None, targets.Concurrency, targets.TokenBucket, targets.LeakyShaping,
+	targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter}
+
+type familyFit struct {
+	family string
+	best   []Candidate
+}
+
+func (f familyFit) mismatches() int {
+	if len(f.best) == 0 {
+		return math.MaxInt32
+	}
+	return f.best[0].Mismatches
+}
+
+// Infer fits every family to the observation and names the best.
+func Infer(o *Observation) Inference {
+	evs := o.events()
+	inf := Inference{Decisions: len(evs), Scope: o.scope()}
+	if len(evs) == 0 {
+		inf.Family, inf.Reason = Inconclusive, "no request got a limiter decision (every one failed)"
+		return inf
+	}
+	h := o.hypotheses()
+	fits := fitAll(evs, h, o.RTT)
+	sort.SliceStable(fits, func(i, j int) bool {
+		a, b := fits[i].mismatches()+paramCount[fits[i].family], fits[j].mismatches()+paramCount[fits[j].family]
+		return a < b
+	})
+	best := fits[0]
+	m1 := best.mismatches()
+	inf.Explained = len(evs) - m1
+	// Families that do as well (within noise) are observationally
+	// equivalent on this run: say so instead of guessing.
+	slack := max(1, len(evs)/200)
+	runnerUp := math.MaxInt32
+	for _, f := range fits[1:] {
+		if f.mismatches() == math.MaxInt32 {
+			continue
+		}
+		eq := f.mismatches() <= m1+slack
+		inf.Alternatives = append(inf.Alternatives, Alternative{Family: f.family, Explained: len(evs) - f.mismatches(), Equivalent: eq})
+		if !eq && f.mismatches() < runnerUp {
+			runnerUp = f.mismatches()
+		}
+	}
+	if float64(m1) > 0.1*float64(len(evs)) {
+		inf.Family = Inconclusive
+		inf.Reason = fmt.Sprintf("no model explains the decisions: the best, %s, gets %d of %d wrong", best.family, m1, len(evs))
+		inf.Evidence = o.facts(inf)
+		return inf
+	}
+	inf.Family = best.family
+	inf.setParams(best.best)
+	if runnerUp == math.MaxInt32 {
+		runnerUp = len(evs)
+	}
+	// Confidence: the margin over the runner-up, discounted by misfit.
+	inf.Confidence = (1 - float64(m1+1)/float64(runnerUp+1)) * math.Max(0, 1-10*float64(m1)/float64(len(evs)))
+	inf.Confidence = math.Round(inf.Confidence*100) / 100
+	for _, a := range inf.Alternatives {
+		if a.Equivalent {
+			inf.Confidence = math.Min(inf.Confidence, 0.5)
+		}
+	}
+	inf.Evidence = o.facts(inf)
+	return inf
+}
+
+func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
+	zero := []time.Duration{0}
+	// Wall-aligned families depend on absolute time: allow the arrival
+	// estimate to be off by about half a round trip either way.
+	eps := rtt/2 + time.Millisecond
+	shifted := []time.Duration{-eps, 0, eps}
+	var fits []familyFit
+	add := func(family string, cfgs []targets.Config, offs []time.Duration) {
+		fits = append(fits, familyFit{family: family, best: fitFamily(evs, cfgs, offs)})
+	}
+	add(targets.None, []targets.Config{{Algo: targets.None}}, zero)
+	var conc []targets.Config
+	for _, l := range h.limits {
+		conc = append(conc, targets.Config{Algo: targets.Concurrency, MaxInflight: l})
+	}
+	add(targets.Concurrency, conc, zero)
+	var tb, ls []targets.Config
+	for _, r := range h.rates {
+		for _, b := range h.limits {
+			tb = append(tb, targets.Config{Algo: targets.TokenBucket, Rate: r, Burst: b})
+			for _, d := range h.delays {
+				if b >= 2 && d <= b-1 {
+					ls = append(ls, targets.Config{Algo: targets.LeakyShaping, Rate: r, Burst: b - 1, DelayAfter: d})
+				}
+			}
+		}
+	}
+	add(targets.TokenBucket, tb, zero)
+	add(targets.LeakyShaping, ls, zero)
+	var fw []targets.Config
+	var sl, sc []targets.Config
+	for _, w := range h.windows {
+		for _, l := range h.limits {
+			fw = append(fw, targets.Config{Algo: targets.FixedWindow, Limit: l, Window: w, Align: targets.AlignWall},
+				targets.Config{Algo: targets.FixedWindow, Limit: l, Window: w, Align: targets.AlignFirst})
+			sl = append(sl, targets.Config{Algo: targets.SlidingLog, Limit: l, Window: w})
+			sc = append(sc, targets.Config{Algo: targets.SlidingCounter, Limit: l, Window: w})
+		}
+	}
+	add(targets.FixedWindow, fw, shifted)
+	add(targets.SlidingLog, sl, zero)
+	add(targets.SlidingCounter, sc, shifted)
+	return fits
+}
+
+// setParams reports the parameters of the best candidates: the middle of
+// their range, ± half its width.
+func (inf *Inference) setParams(cs []Candidate) {
+	c := cs[0].Config
+	spanF := func(get func(targets.Config) float64) (mid, err float64) {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range cs {
+			v := get(x.Config)
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		return (lo + hi) / 2, (hi - lo) / 2
+	}
+	round := func(v float64, digits int) float64 {
+		p := math.Pow(10, float64(digits))
+		return math.Round(v*p) / p
+	}
+	switch c.Algo {
+	case targets.TokenBucket, targets.LeakyShaping:
+		r, re := spanF(func(c targets.Config) float64 { return c.Rate })
+		b, be := spanF(func(c targets.Config) float64 { return float64(c.Burst) })
+		inf.RatePerS, inf.RateErr = round(r, 3), round(re, 3)
+		inf.Burst, inf.BurstErr = int(math.Round(b)), int(math.Ceil(be))
+		inf.Delay = c.DelayAfter
+	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+		l, le := spanF(func(c targets.Config) float64 { return float64(c.Limit) })
+		w, we := spanF(func(c targets.Config) float64 { return c.Window.Seconds() })
+		inf.Limit, inf.LimitErr = int(math.Round(l)), int(math.Ceil(le))
+		inf.WindowS, inf.WindowErrS = round(w, 3), round(we, 3)
+		if c.Algo == targets.FixedWindow {
+			inf.Alignment = alignmentOf(cs)
+		}
+	case targets.Concurrency:
+		inf.MaxInflight = c.MaxInflight
+	}
+}
+
+func alignmentOf(cs []Candidate) string {
+	seen := map[string]bool{}
+	for _, c := range cs {
+		seen[c.Config.Align] = true
+	}
+	if len(seen) > 1 {
+		return "wall or first (indistinguishable here)"
+	}
+	return cs[0].Config.Align
+}
+
+// scope reads the second-key experiment.
+func (o *Observation) scope() string {
+	ref, other := o.phase(phaseScopeRef), o.phase(phaseScopeOther)
+	if len(ref) == 0 || len(other) == 0 || !decided(&ref[0]) || !decided(&other[0]) {
+		return "untested"
+	}
+	switch {
+	case ref[0].Rejected() && other[0].Admitted():
+		return "per-key"
+	case ref[0].Rejected() && other[0].Rejected():
+		return "global"
+	}
+	return "untested"
+}
+
+// Summary is the one-line statement of an inference.
+func (inf Inference) Summary() string {
+	switch inf.Family {
+	case Inconclusive:
+		return "inconclusive: " + inf.Reason
+	case targets.None:
+		return "no limit observed"
+	case targets.TokenBucket:
+		return fmt.Sprintf("token_bucket: rate %s ± %s/s, burst %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
+	case targets.LeakyShaping:
+		s := fmt.Sprintf("leaky_shaping: rate %s ± %s/s, queue (burst) %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
+		if inf.Delay > 0 {
+			s += fmt.Sprintf(", first %d excess undelayed", inf.Delay)
+		}
+		return s
+	case targets.Concurrency:
+		return fmt.Sprintf("concurrency: at most %d in flight", inf.MaxInflight)
+	}
+	s := fmt.Sprintf("%s: limit %d ± %d per %ss ± %ss", inf.Family, inf.Limit, inf.LimitErr, fnum(inf.WindowS), fnum(inf.WindowErrS))
+	if inf.Alignment != "" {
+		s += ", " + inf.Alignment + "-aligned windows"
+	}
+	return s
+}
+
+func fnum(v float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}

@@ -1,0 +1,70 @@
+// Package probe says what a limiter is from how it behaves. plan.go runs an
+// adaptive experiment against a target through the attack engine; fit.go
+// replays what was observed through every reference model of package
+// targets — the same code `ratecheck serve` runs — and keeps the family and
+// parameters that explain the decisions best; inference.go turns that into
+// a verdict with evidence.
+package probe
+
+import (
+	"sort"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+// Observation is one probe's raw material: every result, in send order, plus
+// what the plan learned on the way.
+type Observation struct {
+	Start   time.Time // wall clock of offset 0
+	Results []attack.Result
+	RTT     time.Duration // smallest round trip seen: the timing uncertainty
+	// BurstPhase names the results of the burst after idle.
+	Notes []string
+}
+
+// arrival estimates when the server decided on r: half a round trip after
+// the send.
+func (o *Observation) arrival(r *attack.Result) time.Time {
+	return o.Start.Add(r.Sent + o.RTT/2)
+}
+
+// sorted returns results ordered by send time.
+func sortedResults(rs []attack.Result) []attack.Result {
+	out := append([]attack.Result(nil), rs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Sent < out[j].Sent })
+	return out
+}
+
+// phase returns the results of one phase.
+func (o *Observation) phase(name string) []attack.Result {
+	var out []attack.Result
+	for _, r := range o.Results {
+		if r.Phase == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// decided reports whether r carries a limiter decision (not a transport
+// error and not some unrelated status).
+func decided(r *attack.Result) bool {
+	return r.Error == "" && (r.Admitted() || r.Rejected())
+}
+
+// minRTT is the smallest latency among rejected (never queued) or, failing
+// those, all decided results.
+func minRTT(rs []attack.Result) time.Duration {
+	best := time.Duration(-1)
+	for i := range rs {
+		r := &rs[i]
+		if !decided(r) {
+			continue
+		}
+		if l := r.Latency(); best < 0 || l < best {
+			best = l
+		}
+	}
+	return max(best, 0)
+}

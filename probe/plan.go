@@ -1,0 +1,305 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+// Options bound a probe.
+type Options struct {
+	MaxTime     time.Duration // default 60 s
+	MaxRequests int           // default 2,000
+	// ScopeKey tests per-key scope by sending one request with another key
+	// value (needs the request's KeyHeader).
+	ScopeKey bool
+}
+
+// Defaults for a probe's budget: the bar is ≤ max(20 s, 3 W) and
+// ≤ 2,000 requests; the plan stops well before when the evidence suffices.
+const (
+	DefaultMaxTime     = 60 * time.Second
+	DefaultMaxRequests = 2000
+)
+
+// ErrUnreachable means every calibration request failed.
+var ErrUnreachable = errors.New("target unreachable")
+
+// plan phases, as recorded in the results' phase field.
+const (
+	phaseCalibrate  = "calibrate"
+	phaseBurst      = "burst"
+	phaseSequential = "sequential"
+	phaseTrace      = "trace"
+	phaseScopeRef   = "scope-ref"
+	phaseScopeOther = "scope-other"
+)
+
+// Run drives the adaptive experiment. Each step is sized by what the
+// previous ones showed: calibrate (RTT, header hints), a burst after idle
+// (capacity; queueing delays), sequential requests right after exhaustion
+// (a concurrency cap admits them, a rate limiter does not), a recovery trace
+// at a rate above the refill (continuous refill, steps at boundaries, or
+// admissions returning one window later), and a second key (scope).
+func Run(ctx context.Context, e *attack.Engine, col *attack.Collector, opt Options) (*Observation, error) {
+	if opt.MaxTime <= 0 {
+		opt.MaxTime = DefaultMaxTime
+	}
+	if opt.MaxRequests <= 0 {
+		opt.MaxRequests = DefaultMaxRequests
+	}
+	p := &planner{e: e, col: col, opt: opt, deadline: e.Now() + opt.MaxTime}
+	err := p.run(ctx)
+	e.Wait()
+	obs := &Observation{Start: e.Start(), Notes: p.notes}
+	for _, r := range col.Results() {
+		obs.Results = append(obs.Results, *r)
+	}
+	obs.RTT = minRTT(obs.Results)
+	return obs, err
+}
+
+type planner struct {
+	e        *attack.Engine
+	col      *attack.Collector
+	opt      Options
+	deadline time.Duration
+	notes    []string
+
+	hintLimit  int
+	hintWindow time.Duration
+}
+
+func (p *planner) note(format string, a ...any) { p.notes = append(p.notes, fmt.Sprintf(format, a...)) }
+
+func (p *planner) left() int { return p.opt.MaxRequests - p.e.Sent() }
+
+func (p *planner) run(ctx context.Context) error {
+	if err := p.calibrate(ctx); err != nil {
+		return err
+	}
+	limited, err := p.burst(ctx)
+	if err != nil || !limited {
+		return err
+	}
+	p.sequential(ctx)
+	p.trace(ctx)
+	if p.opt.ScopeKey {
+		p.scope(ctx)
+	}
+	return nil
+}
+
+// calibrate sends three spaced requests: RTT, reachability, header hints.
+func (p *planner) calibrate(ctx context.Context) error {
+	var lastErr string
+	ok := 0
+	for i := range 3 {
+		if i > 0 && !sleep(ctx, 50*time.Millisecond) {
+			return ctx.Err()
+		}
+		r, sent := p.e.Do(ctx, attack.Shot{Phase: phaseCalibrate})
+		if !sent {
+			return ctx.Err()
+		}
+		if r.Error != "" {
+			lastErr = r.Error
+			continue
+		}
+		ok++
+		if l, w := attack.QuotaHints(r.Headers); l > 0 {
+			p.hintLimit, p.hintWindow = l, w
+		}
+	}
+	if ok == 0 {
+		return fmt.Errorf("%w: %s", ErrUnreachable, lastErr)
+	}
+	return nil
+}
+
+// burst releases a burst after the calibration, escalating its size until
+// the target rejects something or the budget says stop. It reports whether
+// any limit was seen.
+func (p *planner) burst(ctx context.Context) (bool, error) {
+	size := 100
+	if p.hintLimit > 0 {
+		size = min(max(2*p.hintLimit+10, 40), 400)
+	}
+	for round := 0; ; round++ {
+		if size > p.left()-200 {
+			size = p.left() - 200
+		}
+		if size < 10 {
+			p.note("request budget too small to exhaust the limiter")
+			return false, nil
+		}
+		phase := phaseBurst
+		if round > 0 {
+			phase = fmt.Sprintf("%s-%d", phaseBurst, round)
+		}
+		shots := make([]attack.Shot, size)
+		for i := range shots {
+			shots[i] = attack.Shot{Phase: phase}
+		}
+		p.e.Burst(ctx, p.e.Now(), shots)
+		p.e.Wait()
+		var rejected, errs int
+		for _, r := range p.col.Phase(phase) {
+			switch {
+			case r.Error != "":
+				errs++
+			case r.Rejected():
+				rejected++
+			}
+		}
+		if errs == size {
+			return false, fmt.Errorf("every request of a burst of %d failed: %s", size, p.col.Phase(phase)[0].Error)
+		}
+		if rejected > 0 {
+			return true, nil
+		}
+		if round >= 2 || ctx.Err() != nil {
+			p.note("no limit observed: bursts up to %d requests at one instant were all admitted", size)
+			return false, nil
+		}
+		size *= 4
+	}
+}
+
+// sequential sends five requests one after another right after
+// exhaustion: only a concurrency cap admits them all.
+func (p *planner) sequential(ctx context.Context) {
+	for range 5 {
+		if _, ok := p.e.Do(ctx, attack.Shot{Phase: phaseSequential}); !ok {
+			return
+		}
+	}
+}
+
+// trace sends single requests at an adaptive rate and stops when the
+// pattern of returning capacity is clear: enough admissions to measure a
+// continuous refill, or two window-sized steps, or the budget.
+func (p *planner) trace(ctx context.Context) {
+	rate := 100.0
+	if p.hintLimit > 0 && p.hintWindow > 0 {
+		rate = min(max(4*float64(p.hintLimit)/p.hintWindow.Seconds(), 10), 200)
+	}
+	const minRate = 4.0
+	start := p.e.Now()
+	next := start
+	lastAdmit := start
+	for i := 0; ; i++ {
+		if next > p.deadline || p.left() < 10 || ctx.Err() != nil {
+			p.note("trace stopped by the probe budget after %.1f s", (p.e.Now() - start).Seconds())
+			return
+		}
+		at := next
+		p.e.Schedule(ctx, 1, func(int) attack.Shot { return attack.Shot{At: at, Phase: phaseTrace} })
+		next += time.Duration(float64(time.Second) / rate)
+		if i%5 != 4 {
+			continue
+		}
+		tr := p.col.Phase(phaseTrace)
+		adm := admittedTimes(tr)
+		if len(adm) > 0 {
+			lastAdmit = max(lastAdmit, adm[len(adm)-1])
+		}
+		// Nearly everything admitted: the refill keeps up with us, so
+		// the trace cannot see it; go faster.
+		if recent := tr[max(0, len(tr)-20):]; len(recent) == 20 && countAdmitted(recent) >= 18 && rate < 800 {
+			rate *= 2
+		}
+		// Nothing coming back: slow down, keeping the budget for the
+		// window that may be long.
+		if p.e.Now()-lastAdmit > max(time.Second, time.Duration(20*float64(time.Second)/rate)) && rate > minRate {
+			rate = max(rate/2, minRate)
+			lastAdmit = p.e.Now()
+		}
+		if p.enough(tr, rate, p.e.Now()-start) {
+			return
+		}
+	}
+}
+
+// enough decides whether the trace has shown the refill pattern.
+func (p *planner) enough(tr []*attack.Result, rate float64, elapsed time.Duration) bool {
+	groups := admissionGroups(tr, 3*time.Duration(float64(time.Second)/rate))
+	big := 0
+	for _, g := range groups {
+		if g >= 3 {
+			big++
+		}
+	}
+	last := tr[len(tr)-1]
+	// A refill one request at a time: eight returns measure its rate to
+	// well under 1% at the trace's resolution.
+	continuous := len(groups) >= 8 && big == 0 && elapsed >= 2*time.Second
+	// Window-sized steps: two of them, each followed by rejections again,
+	// give the window's length and phase.
+	steps := big >= 2 && !last.Admitted()
+	return continuous || steps
+}
+
+// admissionGroups counts admissions in runs separated by rejections or by
+// gaps longer than gap.
+func admissionGroups(rs []*attack.Result, gap time.Duration) []int {
+	var groups []int
+	inRun := false
+	var last time.Duration
+	for _, r := range rs {
+		if r.Error != "" {
+			continue
+		}
+		if r.Admitted() {
+			if inRun && r.Sent-last <= gap {
+				groups[len(groups)-1]++
+			} else {
+				groups = append(groups, 1)
+			}
+			inRun, last = true, r.Sent
+		} else {
+			inRun = false
+		}
+	}
+	return groups
+}
+
+func countAdmitted(rs []*attack.Result) int {
+	n := 0
+	for _, r := range rs {
+		if r.Admitted() {
+			n++
+		}
+	}
+	return n
+}
+
+func admittedTimes(rs []*attack.Result) []time.Duration {
+	var out []time.Duration
+	for _, r := range rs {
+		if r.Admitted() {
+			out = append(out, r.Sent)
+		}
+	}
+	return out
+}
+
+// scope compares the exhausted key with a fresh one.
+func (p *planner) scope(ctx context.Context) {
+	p.e.Do(ctx, attack.Shot{Phase: phaseScopeRef})
+	p.e.Do(ctx, attack.Shot{Phase: phaseScopeOther, Key: "ratecheck-probe-other"})
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

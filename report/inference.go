@@ -1,0 +1,36 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ratecheck/ratecheck/probe"
+)
+
+// Inference prints a probe's verdict: the summary line, a table of
+// parameters and confidence, and the evidence.
+func Inference(w io.Writer, target string, inf probe.Inference, requests int, elapsedS float64, notes []string) {
+	fmt.Fprintf(w, "%s\n  %s\n\n", target, inf.Summary())
+	rows := [][]string{
+		{"family", inf.Family},
+		{"confidence", fmt.Sprintf("%.2f", inf.Confidence)},
+		{"scope", inf.Scope},
+		{"decisions explained", fmt.Sprintf("%d of %d", inf.Explained, inf.Decisions)},
+		{"requests / time", fmt.Sprintf("%d in %.1f s", requests, elapsedS)},
+	}
+	for _, a := range inf.Alternatives {
+		tag := ""
+		if a.Equivalent {
+			tag = " (equivalent)"
+		}
+		rows = append(rows, []string{"alternative", fmt.Sprintf("%s explains %d%s", a.Family, a.Explained, tag)})
+	}
+	_ = Table(w, []string{"inference", "value"}, rows)
+	fmt.Fprintln(w, "evidence:")
+	for _, e := range inf.Evidence {
+		fmt.Fprintln(w, "  - "+e)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
+}
