@@ -15,7 +15,11 @@ type event struct {
 	key      string
 	admitted bool
 	delay    time.Duration // observed added latency of an admitted request
-	release  time.Time     // when the server finished it (concurrency)
+	hold     time.Duration // how long the server kept it in flight (concurrency)
+
+	cluster    int  // index of the first event of its near-simultaneous group
+	size       int  // that group's size
+	judgeDelay bool // whether its delay is evidence (see markClusters)
 }
 
 // Candidate is one model with parameters and how well it explains the run.
@@ -36,6 +40,7 @@ func delayTolerance(pred time.Duration) time.Duration {
 // events builds the time line from the observation.
 func (o *Observation) events() []event {
 	rs := sortedResults(o.Results)
+	service := o.serviceTime()
 	var out []event
 	for i := range rs {
 		r := &rs[i]
@@ -44,17 +49,57 @@ func (o *Observation) events() []event {
 		}
 		ev := event{at: o.arrival(r), key: r.Key, admitted: r.Admitted()}
 		if ev.admitted {
-			ev.delay = max(r.Latency()-o.RTT, 0)
+			ev.delay = max(r.Latency()-service, 0)
 		}
-		fb := r.FirstByte
-		if fb == 0 {
-			fb = r.Done
+		// How long the server held it. A request the model admits but the
+		// server rejected would have been held like an admitted one: the
+		// service time.
+		ev.hold = max(service-o.RTT, 0)
+		if ev.admitted {
+			ev.hold = max(r.Latency()-o.RTT, 0)
 		}
-		ev.release = o.Start.Add(fb - o.RTT/2)
 		out = append(out, ev)
 	}
-	reorderClusters(out, o.RTT/2+time.Millisecond)
+	markClusters(out, o.RTT/2+time.Millisecond)
+	reorderClusters(out)
 	return out
+}
+
+// serviceTime is the fastest admitted request's latency: the time the
+// backend takes without any queueing. Delays are measured above it.
+func (o *Observation) serviceTime() time.Duration {
+	best := time.Duration(-1)
+	for i := range o.Results {
+		r := &o.Results[i]
+		if r.Error == "" && r.Admitted() && (best < 0 || r.Latency() < best) {
+			best = r.Latency()
+		}
+	}
+	return max(best, 0)
+}
+
+// markClusters groups near-simultaneous arrivals (a burst) and records
+// whether a cluster's delays can be judged: only when it also holds
+// rejections, which are answered at once and so show the machine's own
+// latency noise. A cluster of admissions alone (a flood of a server with no
+// limit) grows latency from sheer load, which is not queueing by a limiter.
+func markClusters(evs []event, eps time.Duration) {
+	for i := 0; i < len(evs); {
+		j := i + 1
+		for j < len(evs) && evs[j].at.Sub(evs[j-1].at) <= eps {
+			j++
+		}
+		rejected := false
+		for k := i; k < j; k++ {
+			rejected = rejected || !evs[k].admitted
+		}
+		for k := i; k < j; k++ {
+			evs[k].cluster = i
+			evs[k].size = j - i
+			evs[k].judgeDelay = j-i == 1 || rejected
+		}
+		i = j
+	}
 }
 
 // reorderClusters fixes the order within groups of near-simultaneous
@@ -63,10 +108,10 @@ func (o *Observation) events() []event {
 // burst): it admitted whichever it saw first. So within such a cluster the
 // admitted go first, least delayed first (a shaping queue serves in arrival
 // order), keeping the cluster's instants.
-func reorderClusters(evs []event, eps time.Duration) {
+func reorderClusters(evs []event) {
 	for i := 0; i < len(evs); {
 		j := i + 1
-		for j < len(evs) && evs[j].at.Sub(evs[j-1].at) <= eps {
+		for j < len(evs) && evs[j].cluster == evs[i].cluster {
 			j++
 		}
 		if j-i > 1 {
@@ -90,42 +135,96 @@ func reorderClusters(evs []event, eps time.Duration) {
 }
 
 // replay runs the events through a fresh model and counts mismatches.
-func replay(evs []event, cfg targets.Config, offset time.Duration) int {
+// eps is the timing uncertainty of a concurrency release.
+func replay(evs []event, cfg targets.Config, offset, eps time.Duration) int {
 	lim, err := targets.New(cfg)
 	if err != nil {
 		return math.MaxInt32
 	}
-	conc := cfg.Algo == targets.Concurrency
-	// Concurrency: releases of admitted requests interleave with arrivals.
+	if cfg.Algo == targets.Concurrency {
+		return replayConcurrency(evs, lim, offset, eps)
+	}
+	mis := 0
+	for _, ev := range evs {
+		d := lim.Allow(ev.key, ev.at.Add(offset))
+		switch {
+		case d.Allowed != ev.admitted:
+			mis++
+		case d.Allowed && d.Delay > 0 && (d.Delay-ev.delay).Abs() > delayTolerance(d.Delay):
+			mis++ // the model queues it, and not by that much
+		case d.Allowed && d.Delay == 0 && ev.judgeDelay && ev.delay > delayTolerance(0):
+			mis++ // held back where the model serves at once
+		}
+	}
+	return mis
+}
+
+// replayConcurrency interleaves releases with arrivals. When a release and
+// an arrival are closer than eps, their true order is unknown: a decision
+// that the other order explains is not a mismatch, and the model follows
+// the observed decision.
+func replayConcurrency(evs []event, lim targets.Limiter, offset, eps time.Duration) int {
 	type rel struct {
 		at  time.Time
 		key string
 	}
 	var pending []rel
+	released := map[string][]time.Time{} // recent release instants per key
 	mis := 0
 	for _, ev := range evs {
 		at := ev.at.Add(offset)
-		if conc {
-			// release everything that finished before this arrival
-			keep := pending[:0]
-			for _, p := range pending {
-				if !p.at.After(at) {
-					lim.Release(p.key, p.at)
-				} else {
-					keep = append(keep, p)
+		keep := pending[:0]
+		for _, p := range pending {
+			if !p.at.After(at) {
+				lim.Release(p.key, p.at)
+				released[p.key] = append(released[p.key], p.at)
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		pending = keep
+		d := lim.Allow(ev.key, at)
+		if d.Allowed != ev.admitted {
+			excused := false
+			if ev.admitted {
+				// Would an imminent release have made room?
+				for i, p := range pending {
+					if p.key == ev.key && p.at.Sub(at) <= eps {
+						lim.Release(p.key, at)
+						pending = append(pending[:i], pending[i+1:]...)
+						d = lim.Allow(ev.key, at)
+						excused = d.Allowed
+						break
+					}
+				}
+			} else {
+				// Did a release just before take a slot it may not have
+				// freed yet? Then follow the server: undo the admission.
+				for _, t := range released[ev.key] {
+					if at.Sub(t) <= eps {
+						lim.Release(ev.key, at)
+						d.Allowed, excused = false, true
+						break
+					}
 				}
 			}
-			pending = keep
+			if !excused {
+				mis++
+			}
 		}
-		d := lim.Allow(ev.key, at)
-		switch {
-		case d.Allowed != ev.admitted:
-			mis++
-		case d.Allowed && (d.Delay-ev.delay).Abs() > delayTolerance(d.Delay):
-			mis++
+		if d.Allowed {
+			pending = append(pending, rel{at.Add(ev.hold), ev.key})
+			if ev.admitted && ev.judgeDelay && ev.delay > delayTolerance(0) {
+				mis++ // a concurrency cap never queues
+			}
 		}
-		if conc && d.Allowed {
-			pending = append(pending, rel{ev.release.Add(offset), ev.key})
+		// forget releases older than eps
+		for k, ts := range released {
+			i := 0
+			for i < len(ts) && at.Sub(ts[i]) > eps {
+				i++
+			}
+			released[k] = ts[i:]
 		}
 	}
 	return mis
@@ -133,12 +232,12 @@ func replay(evs []event, cfg targets.Config, offset time.Duration) int {
 
 // fitFamily tries every config and returns the best ones (all that tie for
 // the fewest mismatches).
-func fitFamily(evs []event, cfgs []targets.Config, offsets []time.Duration) []Candidate {
+func fitFamily(evs []event, cfgs []targets.Config, offsets []time.Duration, eps time.Duration) []Candidate {
 	best := math.MaxInt32
 	var out []Candidate
 	for _, c := range cfgs {
 		for _, off := range offsets {
-			m := replay(evs, c, off)
+			m := replay(evs, c, off, eps)
 			if m < best {
 				best, out = m, out[:0]
 			}
@@ -178,13 +277,15 @@ func (o *Observation) hypotheses() hypotheses {
 
 	tr := o.phase(phaseTrace)
 	adm := admittedSent(tr)
-	// Rate from the spacing of returns in the trace.
+	// Rate from the spacing of returns in the trace: a rough estimate
+	// (the queue or bucket may still hold some at the trace's start), so
+	// the grid spans half to twice it; fitRates refines around the best.
 	if len(adm) >= 3 {
 		span := (adm[len(adm)-1] - adm[0]).Seconds()
 		if span > 0 {
 			est := float64(len(adm)-1) / span
-			for k := -15; k <= 15; k++ {
-				h.rates = append(h.rates, est*(1+float64(k)/100))
+			for k := -24; k <= 24; k++ {
+				h.rates = append(h.rates, est*math.Pow(2, float64(k)/24))
 			}
 		}
 	}

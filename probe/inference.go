@@ -76,6 +76,15 @@ func Infer(o *Observation) Inference {
 		inf.Family, inf.Reason = Inconclusive, "no request got a limiter decision (every one failed)"
 		return inf
 	}
+	if rejectedEvents(evs) == 0 {
+		inf.Family = targets.None
+		inf.Explained = len(evs)
+		// Never proven, only not refuted: confidence grows with how hard
+		// the plan pushed.
+		inf.Confidence = 0.9
+		inf.Evidence = o.facts(inf)
+		return inf
+	}
 	h := o.hypotheses()
 	fits := fitAll(evs, h, o.RTT)
 	sort.SliceStable(fits, func(i, j int) bool {
@@ -130,7 +139,7 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	shifted := []time.Duration{-eps, 0, eps}
 	var fits []familyFit
 	add := func(family string, cfgs []targets.Config, offs []time.Duration) {
-		fits = append(fits, familyFit{family: family, best: fitFamily(evs, cfgs, offs)})
+		fits = append(fits, familyFit{family: family, best: fitFamily(evs, cfgs, offs, rtt+2*time.Millisecond)})
 	}
 	add(targets.None, []targets.Config{{Algo: targets.None}}, zero)
 	var conc []targets.Config
@@ -138,19 +147,46 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		conc = append(conc, targets.Config{Algo: targets.Concurrency, MaxInflight: l})
 	}
 	add(targets.Concurrency, conc, zero)
-	var tb, ls []targets.Config
-	for _, r := range h.rates {
-		for _, b := range h.limits {
-			tb = append(tb, targets.Config{Algo: targets.TokenBucket, Rate: r, Burst: b})
-			for _, d := range h.delays {
-				if b >= 2 && d <= b-1 {
-					ls = append(ls, targets.Config{Algo: targets.LeakyShaping, Rate: r, Burst: b - 1, DelayAfter: d})
+	buckets := func(rates []float64) (tb, ls []targets.Config) {
+		for _, r := range rates {
+			for _, b := range h.limits {
+				tb = append(tb, targets.Config{Algo: targets.TokenBucket, Rate: r, Burst: b})
+				for _, d := range h.delays {
+					// delay ≥ burst never queues: that is a token bucket.
+					if b >= 2 && d < b-1 {
+						ls = append(ls, targets.Config{Algo: targets.LeakyShaping, Rate: r, Burst: b - 1, DelayAfter: d})
+					}
 				}
 			}
 		}
+		return tb, ls
 	}
-	add(targets.TokenBucket, tb, zero)
-	add(targets.LeakyShaping, ls, zero)
+	tb, ls := buckets(h.rates)
+	// Coarse then fine: the trace's rate estimate is rough, the replay is
+	// exact, so refine around the best coarse rate in 0.25% steps.
+	refine := func(family string, coarse []targets.Config) {
+		best := fitFamily(evs, coarse, zero, 0)
+		if len(best) == 0 {
+			fits = append(fits, familyFit{family: family})
+			return
+		}
+		var rates []float64
+		for k := -16; k <= 16; k++ {
+			rates = append(rates, best[0].Config.Rate*(1+float64(k)*0.0025))
+		}
+		tbF, lsF := buckets(rates)
+		fine := lsF
+		if family == targets.TokenBucket {
+			fine = tbF
+		}
+		all := fitFamily(evs, fine, zero, 0)
+		if len(all) == 0 || all[0].Mismatches > best[0].Mismatches {
+			all = best
+		}
+		fits = append(fits, familyFit{family: family, best: all})
+	}
+	refine(targets.TokenBucket, tb)
+	refine(targets.LeakyShaping, ls)
 	var fw []targets.Config
 	var sl, sc []targets.Config
 	for _, w := range h.windows {
@@ -256,4 +292,14 @@ func (inf Inference) Summary() string {
 
 func fnum(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
+
+func rejectedEvents(evs []event) int {
+	n := 0
+	for _, e := range evs {
+		if !e.admitted {
+			n++
+		}
+	}
+	return n
 }

@@ -98,7 +98,9 @@ func (p *planner) calibrate(ctx context.Context) error {
 	var lastErr string
 	ok := 0
 	for i := range 3 {
-		if i > 0 && !sleep(ctx, 50*time.Millisecond) {
+		// 200 ms apart: far enough that a sliding log's return of these
+		// admissions, one window later, is told from a window boundary.
+		if i > 0 && !sleep(ctx, 200*time.Millisecond) {
 			return ctx.Err()
 		}
 		r, sent := p.e.Do(ctx, attack.Shot{Phase: phaseCalibrate})
@@ -212,11 +214,12 @@ func (p *planner) trace(ctx context.Context) {
 		if recent := tr[max(0, len(tr)-20):]; len(recent) == 20 && countAdmitted(recent) >= 18 && rate < 800 {
 			rate *= 2
 		}
-		// Nothing coming back: slow down, keeping the budget for the
-		// window that may be long.
-		if p.e.Now()-lastAdmit > max(time.Second, time.Duration(20*float64(time.Second)/rate)) && rate > minRate {
-			rate = max(rate/2, minRate)
-			lastAdmit = p.e.Now()
+		// Nothing coming back for a while: the window may be long, so
+		// pace the rest of the budget over the time that is left.
+		if p.e.Now()-lastAdmit > time.Second {
+			if timeLeft := (p.deadline - p.e.Now()).Seconds(); timeLeft > 0 {
+				rate = min(rate, max(float64(p.left()-20)/timeLeft, minRate))
+			}
 		}
 		if p.enough(tr, rate, p.e.Now()-start) {
 			return
@@ -234,9 +237,15 @@ func (p *planner) enough(tr []*attack.Result, rate float64, elapsed time.Duratio
 		}
 	}
 	last := tr[len(tr)-1]
+	singles := 0
+	for _, g := range groups {
+		if g < 3 {
+			singles++
+		}
+	}
 	// A refill one request at a time: eight returns measure its rate to
 	// well under 1% at the trace's resolution.
-	continuous := len(groups) >= 8 && big == 0 && elapsed >= 2*time.Second
+	continuous := singles >= 8 && elapsed >= 2*time.Second
 	// Window-sized steps: two of them, each followed by rejections again,
 	// give the window's length and phase.
 	steps := big >= 2 && !last.Admitted()
