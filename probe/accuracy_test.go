@@ -1,0 +1,145 @@
+//go:build accuracy
+
+package probe
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+// accuracyMatrix covers every family with at least three parameter sets:
+// rates 2–50/s, bursts 1–50, limits 5–100, windows 1–10 s, both window
+// alignments, backend latency 0 and 20 ms, headers on and off.
+var accuracyMatrix = []string{
+	"builtin:none",
+	"builtin:none?latency=20ms",
+	"builtin:none?headers=none",
+	"builtin:token_bucket?rate=2/s&burst=1",
+	"builtin:token_bucket?rate=10/s&burst=20&latency=20ms",
+	"builtin:token_bucket?rate=50/s&burst=50&headers=none",
+	"builtin:leaky_shaping?rate=2/s&burst=3",
+	"builtin:leaky_shaping?rate=10/s&burst=5&headers=none",
+	"builtin:leaky_shaping?rate=25/s&burst=20&latency=20ms",
+	"builtin:fixed_window?limit=5&window=1s",
+	"builtin:fixed_window?limit=20&window=2s&latency=20ms",
+	"builtin:fixed_window?limit=100&window=10s&headers=none",
+	"builtin:fixed_window?limit=10&window=3s&align=first&headers=none",
+	"builtin:fixed_window?limit=50&window=5s&align=first",
+	"builtin:sliding_log?limit=5&window=1s",
+	"builtin:sliding_log?limit=30&window=3s&headers=none",
+	"builtin:sliding_log?limit=100&window=10s&latency=20ms",
+	"builtin:sliding_counter?limit=5&window=1s",
+	"builtin:sliding_counter?limit=20&window=2s&latency=20ms",
+	"builtin:sliding_counter?limit=60&window=5s&headers=none",
+	"builtin:concurrency?max-inflight=1&latency=50ms",
+	"builtin:concurrency?max-inflight=5&latency=20ms",
+	"builtin:concurrency?max-inflight=20&latency=100ms&headers=none",
+}
+
+// TestAccuracyMatrix probes the whole matrix and prints a confusion matrix,
+// the parameter errors and the cost of each probe. Run it with
+// `make accuracy` or `go test -tags accuracy -run Accuracy -v ./probe/`.
+func TestAccuracyMatrix(t *testing.T) {
+	confusion := map[string]map[string]int{}
+	var rows []string
+	correct, paramsOK, confidentWrong := 0, 0, 0
+	var worstTime, worstReq string
+	for _, spec := range accuracyMatrix {
+		out, err := ProbeBuiltin(context.Background(), spec, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		truth, got := out.Truth.Algo, out.Inference.Family
+		if confusion[truth] == nil {
+			confusion[truth] = map[string]int{}
+		}
+		confusion[truth][got]++
+		if out.FamilyOK {
+			correct++
+		} else if out.Inference.Confidence >= 0.9 {
+			confidentWrong++
+		}
+		if out.FamilyOK && out.ParamsOK {
+			paramsOK++
+		}
+		bar := budgetBar(out)
+		if bar != "" {
+			worstTime = worstTime + " " + bar
+		}
+		if out.Requests > 2000 {
+			worstReq += fmt.Sprintf(" %s:%d", spec, out.Requests)
+		}
+		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%.2f\t%s\t%d\t%.1f s", spec, out.TruthText, out.Inference.Summary(),
+			out.Inference.Confidence, strings.Join(out.ParamErrs, "; "), out.Requests, out.ElapsedS))
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "target\ttruth\tinferred\tconf\tparameter misses\trequests\ttime")
+	for _, r := range rows {
+		fmt.Fprintln(w, r)
+	}
+	w.Flush()
+	fmt.Println("\nconfusion matrix (rows: truth, columns: inferred)")
+	var fams []string
+	fams = append(fams, targets.Families...)
+	fams = append(fams, Inconclusive)
+	w = tabwriter.NewWriter(os.Stdout, 0, 0, 1, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "\t"+strings.Join(abbrev(fams), "\t")+"\t")
+	truths := make([]string, 0, len(confusion))
+	for k := range confusion {
+		truths = append(truths, k)
+	}
+	sort.Strings(truths)
+	for _, tr := range truths {
+		line := tr
+		for _, f := range fams {
+			line += fmt.Sprintf("\t%d", confusion[tr][f])
+		}
+		fmt.Fprintln(w, line+"\t")
+	}
+	w.Flush()
+	n := len(accuracyMatrix)
+	fmt.Printf("\nfamily correct %d/%d (%.0f%%), parameters within bars %d/%d, wrong with confidence ≥ 0.9: %d\n",
+		correct, n, 100*float64(correct)/float64(n), paramsOK, n, confidentWrong)
+	if worstTime != "" {
+		fmt.Println("over the time bar:", worstTime)
+	}
+	if worstReq != "" {
+		fmt.Println("over 2,000 requests:", worstReq)
+	}
+	if float64(correct) < 0.95*float64(n) || confidentWrong > 0 {
+		t.Errorf("below the bar: %d/%d correct, %d confidently wrong", correct, n, confidentWrong)
+	}
+}
+
+// budgetBar names a probe that took longer than max(20 s, 3 W).
+func budgetBar(o Outcome) string {
+	limit := 20 * time.Second
+	if w := o.Truth.Window; 3*w > limit {
+		limit = 3 * w
+	}
+	if time.Duration(o.ElapsedS*float64(time.Second)) > limit {
+		return fmt.Sprintf("%s:%.1fs", o.Spec, o.ElapsedS)
+	}
+	return ""
+}
+
+func abbrev(fams []string) []string {
+	out := make([]string, len(fams))
+	for i, f := range fams {
+		parts := strings.Split(f, "_")
+		s := ""
+		for _, p := range parts {
+			s += p[:min(4, len(p))]
+		}
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/refserver"
+)
+
+// Outcome is one probe of a built-in target whose truth is known: the
+// accuracy harness and `ratecheck demo` are made of these.
+type Outcome struct {
+	Spec      string         `json:"target"`
+	Truth     targets.Config `json:"-"`
+	TruthText string         `json:"truth"`
+	Inference Inference      `json:"inference"`
+	FamilyOK  bool           `json:"family_ok"`
+	ParamsOK  bool           `json:"params_ok"`
+	ParamErrs []string       `json:"param_errors,omitempty"` // which parameter missed its bar, by how much
+	Requests  int            `json:"requests"`
+	ElapsedS  float64        `json:"elapsed_s"`
+	Observed  *Observation   `json:"-"`
+}
+
+// ProbeBuiltin starts the reference server spec names, probes it with the
+// default plan, and scores the inference against the truth with the bars
+// of the accuracy harness: rate and limit within ±10%, burst within
+// ±max(1, 10%), window within ±10%.
+func ProbeBuiltin(ctx context.Context, spec string, opt Options, sinks ...func(*attack.Result)) (Outcome, error) {
+	sopt, err := refserver.ParseBuiltin(spec)
+	if err != nil {
+		return Outcome{}, err
+	}
+	srv, err := refserver.Start("127.0.0.1:0", sopt)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer srv.Close()
+	req, err := attack.NewRequest("GET", srv.URL, nil, "")
+	if err != nil {
+		return Outcome{}, err
+	}
+	if opt.MaxTime <= 0 {
+		opt.MaxTime = DefaultMaxTime
+	}
+	col := attack.NewCollector(true)
+	e := attack.New(req, attack.Options{MaxRequests: max(opt.MaxRequests, DefaultMaxRequests), MaxDuration: opt.MaxTime + 10*time.Second}, append(sinks, col.Add)...)
+	runCtx := e.Begin(ctx)
+	obs, runErr := Run(runCtx, e, col, opt)
+	e.Finish()
+	if runErr != nil {
+		return Outcome{}, runErr
+	}
+	inf := Infer(obs)
+	out := Outcome{Spec: spec, Truth: sopt.Limiter, TruthText: describe(sopt.Limiter), Inference: inf,
+		Requests: len(obs.Results), ElapsedS: e.Now().Seconds(), Observed: obs}
+	out.score()
+	return out, nil
+}
+
+func describe(c targets.Config) string {
+	switch c.Algo {
+	case targets.TokenBucket:
+		return fmt.Sprintf("token_bucket %g/s b=%d", c.Rate, c.Burst)
+	case targets.LeakyShaping:
+		return fmt.Sprintf("leaky_shaping %g/s burst=%d", c.Rate, c.Burst)
+	case targets.FixedWindow:
+		return fmt.Sprintf("fixed_window %d/%s %s", c.Limit, c.Window, c.Align)
+	case targets.SlidingLog, targets.SlidingCounter:
+		return fmt.Sprintf("%s %d/%s", c.Algo, c.Limit, c.Window)
+	case targets.Concurrency:
+		return fmt.Sprintf("concurrency %d", c.MaxInflight)
+	}
+	return c.Algo
+}
+
+func (o *Outcome) score() {
+	t, inf := o.Truth, o.Inference
+	o.FamilyOK = inf.Family == t.Algo
+	if !o.FamilyOK {
+		return
+	}
+	rel := func(name string, got, want, tol float64) {
+		if math.Abs(got-want) > tol {
+			o.ParamErrs = append(o.ParamErrs, fmt.Sprintf("%s %g, truth %g", name, got, want))
+		}
+	}
+	switch t.Algo {
+	case targets.TokenBucket, targets.LeakyShaping:
+		rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
+		rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
+	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+		rel("limit", float64(inf.Limit), float64(t.Limit), 0.1*float64(t.Limit))
+		rel("window", inf.WindowS, t.Window.Seconds(), 0.1*t.Window.Seconds())
+	case targets.Concurrency:
+		rel("max_inflight", float64(inf.MaxInflight), float64(t.MaxInflight), math.Max(1, 0.1*float64(t.MaxInflight)))
+	}
+	o.ParamsOK = len(o.ParamErrs) == 0
+}
+
+// DemoTargets are one built-in target per family, small enough that the
+// whole demo takes well under a minute.
+var DemoTargets = []string{
+	"builtin:none",
+	"builtin:token_bucket?rate=10/s&burst=20",
+	"builtin:leaky_shaping?rate=10/s&burst=5",
+	"builtin:fixed_window?limit=20&window=2s",
+	"builtin:sliding_log?limit=20&window=2s",
+	"builtin:sliding_counter?limit=20&window=2s",
+	"builtin:concurrency?max-inflight=5&latency=50ms",
+}

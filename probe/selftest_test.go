@@ -1,0 +1,42 @@
+package probe
+
+import (
+	"context"
+	"testing"
+)
+
+// One built-in target per family, probed end to end: the family and its
+// parameters must come out within the harness's bars. (The full matrix is
+// `go test -tags accuracy ./probe/`.)
+func TestProbeNamesEveryFamily(t *testing.T) {
+	for _, spec := range DemoTargets {
+		out, err := ProbeBuiltin(context.Background(), spec, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if !out.FamilyOK || !out.ParamsOK {
+			t.Errorf("%s: inferred %q (confidence %.2f), truth %s; param errors %v\nevidence %v",
+				spec, out.Inference.Summary(), out.Inference.Confidence, out.TruthText, out.ParamErrs, out.Inference.Evidence)
+			continue
+		}
+		if out.Inference.Confidence < 0.5 {
+			t.Errorf("%s: right family but confidence %.2f", spec, out.Inference.Confidence)
+		}
+	}
+}
+
+// Without any rate-limit headers the inference works from behaviour alone.
+func TestProbeWithoutHeaders(t *testing.T) {
+	for _, spec := range []string{
+		"builtin:token_bucket?rate=20/s&burst=10&headers=none",
+		"builtin:fixed_window?limit=10&window=1s&headers=none&align=first",
+	} {
+		out, err := ProbeBuiltin(context.Background(), spec, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.FamilyOK || !out.ParamsOK {
+			t.Errorf("%s: inferred %q, truth %s, errors %v", spec, out.Inference.Summary(), out.TruthText, out.ParamErrs)
+		}
+	}
+}
