@@ -229,6 +229,9 @@ func (p *planner) trace(ctx context.Context) {
 
 // enough decides whether the trace has shown the refill pattern.
 func (p *planner) enough(tr []*attack.Result, rate float64, elapsed time.Duration) bool {
+	if len(tr) == 0 { // answers still in flight (a slow backend)
+		return false
+	}
 	groups := admissionGroups(tr, 3*time.Duration(float64(time.Second)/rate))
 	big := 0
 	for _, g := range groups {
