@@ -50,7 +50,7 @@ var accuracyMatrix = []string{
 func TestAccuracyMatrix(t *testing.T) {
 	confusion := map[string]map[string]int{}
 	var rows []string
-	correct, paramsOK, confidentWrong := 0, 0, 0
+	correct, equivalent, paramsOK, confidentWrong := 0, 0, 0, 0
 	var worstTime, worstReq string
 	for _, spec := range accuracyMatrix {
 		out, err := ProbeBuiltin(context.Background(), spec, Options{})
@@ -64,6 +64,8 @@ func TestAccuracyMatrix(t *testing.T) {
 		confusion[truth][got]++
 		if out.FamilyOK {
 			correct++
+		} else if out.Equivalent {
+			equivalent++
 		} else if out.Inference.Confidence >= 0.9 {
 			confidentWrong++
 		}
@@ -106,8 +108,8 @@ func TestAccuracyMatrix(t *testing.T) {
 	}
 	w.Flush()
 	n := len(accuracyMatrix)
-	fmt.Printf("\nfamily correct %d/%d (%.0f%%), parameters within bars %d/%d, wrong with confidence ≥ 0.9: %d\n",
-		correct, n, 100*float64(correct)/float64(n), paramsOK, n, confidentWrong)
+	fmt.Printf("\nfamily correct %d/%d (%.0f%%), truth reported as an equivalent %d, parameters within bars %d/%d, wrong with confidence ≥ 0.9: %d\n",
+		correct, n, 100*float64(correct)/float64(n), equivalent, paramsOK, n, confidentWrong)
 	if worstTime != "" {
 		fmt.Println("over the time bar:", worstTime)
 	}

@@ -276,17 +276,18 @@ func (o *Observation) hypotheses() hypotheses {
 	sort.Ints(h.limits)
 
 	tr := o.phase(phaseTrace)
-	adm := admittedSent(tr)
-	// Rate from the spacing of returns in the trace: a rough estimate
-	// (the queue or bucket may still hold some at the trace's start), so
-	// the grid spans half to twice it; fitRates refines around the best.
-	if len(adm) >= 3 {
-		span := (adm[len(adm)-1] - adm[0]).Seconds()
-		if span > 0 {
-			est := float64(len(adm)-1) / span
-			for k := -24; k <= 24; k++ {
-				h.rates = append(h.rates, est*math.Pow(2, float64(k)/24))
-			}
+	// Rate from the trace. Two estimates: the spacing of admissions (a
+	// bucket refilling) and the spacing of departures, send + latency
+	// (a shaping queue releasing exactly 1/r apart, which is precise to a
+	// fraction of a percent). A queue's replay is so sharp — 1% off and
+	// every later decision shifts — that each estimate gets a fine grid,
+	// plus a coarse one from half to twice for robustness.
+	for _, est := range o.rateEstimates() {
+		for k := -30; k <= 30; k++ {
+			h.rates = append(h.rates, est*(1+float64(k)*0.001))
+		}
+		for k := -24; k <= 24; k += 2 {
+			h.rates = append(h.rates, est*math.Pow(2, float64(k)/24))
 		}
 	}
 	// Windows: distances between the starts of admission steps, and from
@@ -331,6 +332,30 @@ func (o *Observation) hypotheses() hypotheses {
 		h.delays = append(h.delays, undelayed-1)
 	}
 	return h
+}
+
+// rateEstimates are the refill rates the trace suggests: from the spacing
+// of admissions and of departures.
+func (o *Observation) rateEstimates() []float64 {
+	tr := o.phase(phaseTrace)
+	service := o.serviceTime()
+	var arr, dep []time.Duration
+	for i := range tr {
+		if tr[i].Admitted() && tr[i].Error == "" {
+			arr = append(arr, tr[i].Sent)
+			dep = append(dep, tr[i].Sent+tr[i].Latency()-service)
+		}
+	}
+	sort.Slice(dep, func(i, j int) bool { return dep[i] < dep[j] })
+	var out []float64
+	for _, ts := range [][]time.Duration{arr, dep} {
+		if len(ts) >= 3 {
+			if span := (ts[len(ts)-1] - ts[0]).Seconds(); span > 0 {
+				out = append(out, float64(len(ts)-1)/span)
+			}
+		}
+	}
+	return out
 }
 
 func (o *Observation) traceGap() time.Duration {

@@ -91,12 +91,22 @@ func Infer(o *Observation) Inference {
 		a, b := fits[i].mismatches()+paramCount[fits[i].family], fits[j].mismatches()+paramCount[fits[j].family]
 		return a < b
 	})
+	// Among families within noise of the best, prefer the simpler and more
+	// common one (a token bucket of capacity 1 and a first-aligned fixed
+	// window of 1 are the same limiter); the others are listed as
+	// equivalent.
+	slack := max(1, len(evs)/200)
+	top := fits[0].mismatches() + paramCount[fits[0].family]
+	for i, f := range fits {
+		if f.mismatches()+paramCount[f.family] <= top+slack && orderOf(f.family) < orderOf(fits[0].family) {
+			fits[0], fits[i] = fits[i], fits[0]
+		}
+	}
 	best := fits[0]
 	m1 := best.mismatches()
 	inf.Explained = len(evs) - m1
 	// Families that do as well (within noise) are observationally
 	// equivalent on this run: say so instead of guessing.
-	slack := max(1, len(evs)/200)
 	runnerUp := math.MaxInt32
 	for _, f := range fits[1:] {
 		if f.mismatches() == math.MaxInt32 {
@@ -302,4 +312,13 @@ func rejectedEvents(evs []event) int {
 		}
 	}
 	return n
+}
+
+func orderOf(family string) int {
+	for i, f := range familyOrder {
+		if f == family {
+			return i
+		}
+	}
+	return len(familyOrder)
 }

@@ -232,7 +232,7 @@ func (p *planner) enough(tr []*attack.Result, rate float64, elapsed time.Duratio
 	if len(tr) == 0 { // answers still in flight (a slow backend)
 		return false
 	}
-	groups := admissionGroups(tr, 3*time.Duration(float64(time.Second)/rate))
+	groups := admissionGroups(tr)
 	big := 0
 	for _, g := range groups {
 		if g >= 3 {
@@ -255,23 +255,23 @@ func (p *planner) enough(tr []*attack.Result, rate float64, elapsed time.Duratio
 	return continuous || steps
 }
 
-// admissionGroups counts admissions in runs separated by rejections or by
-// gaps longer than gap.
-func admissionGroups(rs []*attack.Result, gap time.Duration) []int {
+// admissionGroups counts admissions in runs of consecutive admissions
+// (split by rejections only: a stall on a loaded machine may pause the
+// trace, which must not cut one window's step in two).
+func admissionGroups(rs []*attack.Result) []int {
 	var groups []int
 	inRun := false
-	var last time.Duration
 	for _, r := range rs {
 		if r.Error != "" {
 			continue
 		}
 		if r.Admitted() {
-			if inRun && r.Sent-last <= gap {
+			if inRun {
 				groups[len(groups)-1]++
 			} else {
 				groups = append(groups, 1)
 			}
-			inRun, last = true, r.Sent
+			inRun = true
 		} else {
 			inRun = false
 		}

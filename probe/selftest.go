@@ -19,11 +19,13 @@ type Outcome struct {
 	TruthText string         `json:"truth"`
 	Inference Inference      `json:"inference"`
 	FamilyOK  bool           `json:"family_ok"`
-	ParamsOK  bool           `json:"params_ok"`
-	ParamErrs []string       `json:"param_errors,omitempty"` // which parameter missed its bar, by how much
-	Requests  int            `json:"requests"`
-	ElapsedS  float64        `json:"elapsed_s"`
-	Observed  *Observation   `json:"-"`
+	// Equivalent: not named, but listed as observationally equivalent.
+	Equivalent bool         `json:"equivalent,omitempty"`
+	ParamsOK   bool         `json:"params_ok"`
+	ParamErrs  []string     `json:"param_errors,omitempty"` // which parameter missed its bar, by how much
+	Requests   int          `json:"requests"`
+	ElapsedS   float64      `json:"elapsed_s"`
+	Observed   *Observation `json:"-"`
 }
 
 // ProbeBuiltin starts the reference server spec names, probes it with the
@@ -82,6 +84,9 @@ func (o *Outcome) score() {
 	t, inf := o.Truth, o.Inference
 	o.FamilyOK = inf.Family == t.Algo
 	if !o.FamilyOK {
+		for _, a := range inf.Alternatives {
+			o.Equivalent = o.Equivalent || (a.Equivalent && a.Family == t.Algo)
+		}
 		return
 	}
 	rel := func(name string, got, want, tol float64) {

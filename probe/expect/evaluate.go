@@ -1,0 +1,298 @@
+package expect
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/grade"
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+var gradeLetters = grade.Letters
+
+// Facts is what one probe established, as the expectations read it.
+type Facts struct {
+	Inference probe.Inference
+	// Requests is how many requests the probe sent.
+	Requests int
+	// Rejections counts the rejected responses by status.
+	Rejections map[int]int
+	// RetryAfter counts the rejections that carried a Retry-After field.
+	RetryAfter int
+	// KeyTested says the probe sent a second key (scope experiment).
+	KeyTested bool
+	// Grade is the response-contract letter; "" when not graded, and
+	// grade.NotGraded when nothing was rejected.
+	Grade string
+}
+
+// FactsFrom gathers the facts of one probe: its observation, the inference
+// and the grade letter ("" when the run was not graded).
+func FactsFrom(obs *probe.Observation, inf probe.Inference, gradeLetter string) Facts {
+	f := Facts{Inference: inf, Rejections: map[int]int{}, Grade: gradeLetter}
+	if obs == nil {
+		return f
+	}
+	f.Requests = len(obs.Results)
+	for i := range obs.Results {
+		r := &obs.Results[i]
+		if r.Error != "" || !r.Rejected() {
+			continue
+		}
+		f.Rejections[r.Status]++
+		if r.Headers["retry-after"] != "" {
+			f.RetryAfter++
+		}
+	}
+	f.KeyTested = inf.Scope != "" && inf.Scope != "untested"
+	return f
+}
+
+func (f Facts) rejected() int {
+	n := 0
+	for _, c := range f.Rejections {
+		n += c
+	}
+	return n
+}
+
+// Outcome is one expectation checked.
+type Outcome struct {
+	Expectation string `json:"expectation"` // as written, e.g. "rate=10/s±10%"
+	Key         string `json:"key"`
+	Expected    string `json:"expected"`
+	Actual      string `json:"actual"`
+	Result      string `json:"result"` // pass, fail or untested
+	Note        string `json:"note,omitempty"`
+}
+
+// Message is the one-line account of an outcome: "rate=10/s±10%: expected
+// 10/s ± 10% (9/s – 11/s), actual 12.5 ± 0.1/s".
+func (o Outcome) Message() string {
+	s := fmt.Sprintf("%s: expected %s, actual %s", o.Expectation, o.Expected, o.Actual)
+	if o.Note != "" {
+		s += " (" + o.Note + ")"
+	}
+	return s
+}
+
+// Evaluate checks every expectation against the facts, in the given order.
+func Evaluate(exps []Expectation, f Facts) []Outcome {
+	out := make([]Outcome, 0, len(exps))
+	for _, e := range exps {
+		o := Outcome{Expectation: e.Text, Key: e.Key, Expected: e.Expected()}
+		o.Result, o.Actual, o.Note = evaluate(e, f)
+		out = append(out, o)
+	}
+	return out
+}
+
+// Tally counts the outcomes by result.
+func Tally(outs []Outcome) (pass, fail, untested int) {
+	for _, o := range outs {
+		switch o.Result {
+		case Pass:
+			pass++
+		case Fail:
+			fail++
+		default:
+			untested++
+		}
+	}
+	return pass, fail, untested
+}
+
+// Verdict is the overall result of a list of outcomes: fail when any
+// failed, else untested when any was not exercised (or there were none),
+// else pass.
+func Verdict(outs []Outcome) string {
+	_, fail, untested := Tally(outs)
+	switch {
+	case fail > 0:
+		return Fail
+	case untested > 0 || len(outs) == 0:
+		return Untested
+	}
+	return Pass
+}
+
+func evaluate(e Expectation, f Facts) (result, actual, note string) {
+	inf := f.Inference
+	switch e.Key {
+	case KeyStatus:
+		return evalStatus(e, f)
+	case KeyRetryAfter:
+		return evalRetryAfter(e, f)
+	case KeyMinGrade:
+		return evalGrade(e, f)
+	case KeyScope:
+		if !f.KeyTested {
+			return Untested, "not tested", "the scope experiment needs a second key: run with --key-header NAME"
+		}
+		return is(inf.Scope == e.Words[0]), inf.Scope, ""
+	}
+	// Everything else reads the inference.
+	if inf.Family == probe.Inconclusive || inf.Family == "" {
+		why := inf.Reason
+		if why == "" {
+			why = "no inference"
+		}
+		return Untested, "inconclusive", why
+	}
+	if e.Key == KeyFamily {
+		return evalFamily(e, inf)
+	}
+	v, err, ok, why := param(e.Key, inf)
+	if !ok {
+		return Fail, why, ""
+	}
+	tol, _ := e.tolerance()
+	actual = e.unit(v)
+	if err > 0 {
+		actual = fmt.Sprintf("%s ± %s", fnum(v), e.unit(err))
+	}
+	if extra := paramNote(e.Key, inf); extra != "" {
+		actual += " " + extra
+	}
+	// The expected interval and the measured one must overlap.
+	const eps = 1e-9
+	return is(math.Abs(v-e.Num) <= tol+err+eps), actual, ""
+}
+
+func is(ok bool) string {
+	if ok {
+		return Pass
+	}
+	return Fail
+}
+
+func evalFamily(e Expectation, inf probe.Inference) (string, string, string) {
+	want := e.Words[0]
+	if inf.Family == want {
+		return Pass, inf.Family, ""
+	}
+	for _, a := range inf.Alternatives {
+		if a.Family == want && a.Equivalent {
+			return Pass, inf.Family, fmt.Sprintf("%s explains this run equally well: observationally equivalent here", want)
+		}
+	}
+	actual := inf.Family
+	if inf.Family == targets.None {
+		actual = "none (no request was rejected)"
+	}
+	for _, a := range inf.Alternatives {
+		if a.Family == want {
+			return Fail, actual, fmt.Sprintf("%s explains %d of %d decisions, %s %d", want, a.Explained, inf.Decisions, inf.Family, inf.Explained)
+		}
+	}
+	return Fail, actual, ""
+}
+
+// param is the inferred value of a numeric key and its uncertainty; ok is
+// false when the inferred family has no such parameter, and why says so.
+func param(key string, inf probe.Inference) (v, err float64, ok bool, why string) {
+	bucket := inf.Family == targets.TokenBucket || inf.Family == targets.LeakyShaping
+	window := inf.Family == targets.FixedWindow || inf.Family == targets.SlidingLog || inf.Family == targets.SlidingCounter
+	no := func() (float64, float64, bool, string) {
+		if inf.Family == targets.None {
+			return 0, 0, false, "no limit observed"
+		}
+		return 0, 0, false, fmt.Sprintf("%s has no %s (%s)", inf.Family, key, strings.TrimPrefix(inf.Summary(), inf.Family+": "))
+	}
+	switch key {
+	case KeyRate:
+		switch {
+		case bucket:
+			return inf.RatePerS, inf.RateErr, true, ""
+		case window && inf.WindowS > 0:
+			// A window family's sustained rate is L per W.
+			r := float64(inf.Limit) / inf.WindowS
+			rel := float64(inf.LimitErr)/math.Max(1, float64(inf.Limit)) + inf.WindowErrS/inf.WindowS
+			return r, r * rel, true, ""
+		}
+	case KeyBurst:
+		if bucket {
+			return float64(inf.Burst), float64(inf.BurstErr), true, ""
+		}
+	case KeyLimit:
+		if window {
+			return float64(inf.Limit), float64(inf.LimitErr), true, ""
+		}
+		if inf.Family == targets.Concurrency {
+			return float64(inf.MaxInflight), 0, true, ""
+		}
+	case KeyWindow:
+		if window {
+			return inf.WindowS, inf.WindowErrS, true, ""
+		}
+	case KeyMaxInflight:
+		if inf.Family == targets.Concurrency {
+			return float64(inf.MaxInflight), 0, true, ""
+		}
+	}
+	return no()
+}
+
+// paramNote says where a derived value came from.
+func paramNote(key string, inf probe.Inference) string {
+	window := inf.Family == targets.FixedWindow || inf.Family == targets.SlidingLog || inf.Family == targets.SlidingCounter
+	switch {
+	case key == KeyRate && window:
+		return fmt.Sprintf("(%s: %d per %ss)", inf.Family, inf.Limit, fnum(inf.WindowS))
+	case key == KeyLimit && inf.Family == targets.Concurrency:
+		return "(concurrency cap)"
+	}
+	return ""
+}
+
+func evalStatus(e Expectation, f Facts) (string, string, string) {
+	if f.rejected() == 0 {
+		return Untested, "no request was rejected", fmt.Sprintf("%d requests sent: the limit was never reached", f.Requests)
+	}
+	codes := make([]int, 0, len(f.Rejections))
+	for c := range f.Rejections {
+		codes = append(codes, c)
+	}
+	sort.Ints(codes)
+	parts := make([]string, len(codes))
+	ok := true
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%d ×%d", c, f.Rejections[c])
+		if !slices.Contains(e.Words, strconv.Itoa(c)) {
+			ok = false
+		}
+	}
+	return is(ok), strings.Join(parts, ", "), ""
+}
+
+func evalRetryAfter(e Expectation, f Facts) (string, string, string) {
+	n := f.rejected()
+	if n == 0 {
+		return Untested, "no request was rejected", fmt.Sprintf("%d requests sent: the limit was never reached", f.Requests)
+	}
+	actual := fmt.Sprintf("Retry-After on %d of %d rejections", f.RetryAfter, n)
+	if e.Words[0] == "present" {
+		return is(f.RetryAfter == n), actual, ""
+	}
+	return is(f.RetryAfter == 0), actual, ""
+}
+
+func evalGrade(e Expectation, f Facts) (string, string, string) {
+	switch f.Grade {
+	case "":
+		return Untested, "not graded", ""
+	case grade.NotGraded:
+		return Untested, grade.NotGraded, "no request was rejected: the response contract was not exercised"
+	}
+	want := slices.Index(gradeLetters, e.Words[0])
+	got := slices.Index(gradeLetters, f.Grade)
+	if got < 0 {
+		return Fail, f.Grade, "not a letter of the rubric"
+	}
+	return is(got <= want), f.Grade, ""
+}

@@ -1,0 +1,221 @@
+package expect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		in      string
+		key     string
+		num     float64
+		tol     float64
+		words   string
+		wantErr string
+	}{
+		{in: "family=token_bucket", key: KeyFamily, words: "token_bucket"},
+		{in: "Family=Fixed_Window", key: KeyFamily, words: "fixed_window"},
+		{in: "rate=10/s±10%", key: KeyRate, num: 10, tol: 1},
+		{in: "rate=600/m +- 1/s", key: KeyRate, num: 10, tol: 1},
+		{in: "rate=10/s+/-0.5", key: KeyRate, num: 10, tol: 0.5},
+		{in: "rate=5/500ms", key: KeyRate, num: 10},
+		{in: "burst=20±2", key: KeyBurst, num: 20, tol: 2},
+		{in: "burst=20", key: KeyBurst, num: 20},
+		{in: "limit=100", key: KeyLimit, num: 100},
+		{in: "window=60s", key: KeyWindow, num: 60},
+		{in: "window=1m±5s", key: KeyWindow, num: 60, tol: 5},
+		{in: "max_inflight=4", key: KeyMaxInflight, num: 4},
+		{in: "status=429", key: KeyStatus, words: "429"},
+		{in: "status=429, 503", key: KeyStatus, words: "429,503"},
+		{in: "retry-after=present", key: KeyRetryAfter, words: "present"},
+		{in: "retry_after=Absent", key: KeyRetryAfter, words: "absent"},
+		{in: "scope=per-key", key: KeyScope, words: "per-key"},
+		{in: "min-grade=b", key: KeyMinGrade, words: "B"},
+		{in: "family", wantErr: "KEY=VALUE"},
+		{in: "famly=token_bucket", wantErr: `unknown expectation key "famly"`},
+		{in: "family=gcra", wantErr: `unknown family "gcra"`},
+		{in: "rate=10", wantErr: "COUNT/UNIT"},
+		{in: "rate=10/s±", wantErr: "tolerance after ± is empty"},
+		{in: "rate=10/s±ten%", wantErr: "not a percentage"},
+		{in: "burst=twenty", wantErr: "not a whole number"},
+		{in: "burst=-1", wantErr: "not a whole number"},
+		{in: "window=60", wantErr: "not a duration"},
+		{in: "status=42", wantErr: "not an HTTP status"},
+		{in: "retry-after=yes", wantErr: "present or absent"},
+		{in: "scope=ip", wantErr: "per-key or global"},
+		{in: "min-grade=E", wantErr: "use a letter"},
+		{in: "limit=", wantErr: "value is empty"},
+	}
+	for _, c := range cases {
+		e, err := Parse(c.in)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("Parse(%q) error = %v, want one containing %q", c.in, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Parse(%q): %v", c.in, err)
+			continue
+		}
+		if e.Key != c.key || e.Num != c.num || abs(e.Tol-c.tol) > 1e-9 || strings.Join(e.Words, ",") != c.words {
+			t.Errorf("Parse(%q) = %+v, want key %s num %v tol %v words %q", c.in, e, c.key, c.num, c.tol, c.words)
+		}
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func TestExpected(t *testing.T) {
+	cases := map[string]string{
+		"rate=10/s":          "10/s ± 10% (default) (9/s – 11/s)",
+		"rate=10/s±5%":       "10/s ± 5% (9.5/s – 10.5/s)",
+		"burst=20±2":         "20 ± 2 (18 – 22)",
+		"burst=20":           "20",
+		"window=60s":         "60s ± 10% (default) (54s – 66s)",
+		"status=429,503":     "every rejection is 429 or 503",
+		"retry-after=absent": "no Retry-After on any rejection",
+		"min-grade=B":        "grade B or better",
+	}
+	for in, want := range cases {
+		e, err := Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Expected(); got != want {
+			t.Errorf("%s: Expected() = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func tb(rate, rateErr float64, burst, burstErr int) probe.Inference {
+	return probe.Inference{Family: "token_bucket", RatePerS: rate, RateErr: rateErr, Burst: burst, BurstErr: burstErr,
+		Scope: "untested", Explained: 100, Decisions: 100, Confidence: 0.9,
+		Alternatives: []probe.Alternative{{Family: "leaky_shaping", Explained: 98, Equivalent: true}, {Family: "fixed_window", Explained: 80}}}
+}
+
+func TestEvaluate(t *testing.T) {
+	fw := probe.Inference{Family: "fixed_window", Limit: 100, LimitErr: 1, WindowS: 60, WindowErrS: 0.5, Scope: "per-key", Decisions: 50, Explained: 50}
+	conc := probe.Inference{Family: "concurrency", MaxInflight: 4, Scope: "untested"}
+	none := probe.Inference{Family: "none", Scope: "untested"}
+	inconclusive := probe.Inference{Family: probe.Inconclusive, Reason: "no model explains the decisions", Scope: "untested"}
+	rej := map[int]int{429: 30}
+	cases := []struct {
+		exp    string
+		facts  Facts
+		result string
+		actual string // a substring of Actual
+	}{
+		{"family=token_bucket", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Pass, "token_bucket"},
+		{"family=fixed_window", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Fail, "token_bucket"},
+		{"family=leaky_shaping", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Pass, "token_bucket"}, // equivalent on this run
+		{"family=token_bucket", Facts{Inference: none}, Fail, "no request was rejected"},
+		{"family=token_bucket", Facts{Inference: inconclusive}, Untested, "inconclusive"},
+		{"rate=10/s±10%", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Pass, "10.02 ± 0.05/s"},
+		{"rate=10/s", Facts{Inference: tb(10.9, 0, 20, 0)}, Pass, "10.9/s"},
+		{"rate=10/s", Facts{Inference: tb(11.2, 0, 20, 0)}, Fail, "11.2/s"},
+		{"rate=10/s±1%", Facts{Inference: tb(10.15, 0.1, 20, 0)}, Pass, ""}, // intervals overlap
+		{"rate=10/s±1%", Facts{Inference: tb(10.25, 0.1, 20, 0)}, Fail, ""},
+		{"rate=5/s", Facts{Inference: fw}, Fail, "(fixed_window: 100 per 60s)"},
+		{"rate=100/m", Facts{Inference: fw}, Pass, "1.667"},
+		{"rate=10/s", Facts{Inference: conc}, Fail, "concurrency has no rate"},
+		{"rate=10/s", Facts{Inference: none}, Fail, "no limit observed"},
+		{"rate=10/s", Facts{Inference: inconclusive}, Untested, "inconclusive"},
+		{"burst=20±2", Facts{Inference: tb(10, 0, 22, 0)}, Pass, "22"},
+		{"burst=20±2", Facts{Inference: tb(10, 0, 23, 0)}, Fail, "23"},
+		{"burst=20", Facts{Inference: tb(10, 0, 21, 1)}, Pass, "21 ± 1"},
+		{"burst=20", Facts{Inference: fw}, Fail, "fixed_window has no burst"},
+		{"limit=100", Facts{Inference: fw}, Pass, "100 ± 1"},
+		{"limit=98", Facts{Inference: fw}, Fail, "100 ± 1"},
+		{"limit=4", Facts{Inference: conc}, Pass, "(concurrency cap)"},
+		{"limit=100", Facts{Inference: tb(10, 0, 20, 0)}, Fail, "token_bucket has no limit"},
+		{"window=60s", Facts{Inference: fw}, Pass, "60 ± 0.5s"},
+		{"window=1m±0s", Facts{Inference: fw}, Pass, ""},
+		{"window=2m", Facts{Inference: fw}, Fail, ""},
+		{"max-inflight=4", Facts{Inference: conc}, Pass, "4"},
+		{"max-inflight=5", Facts{Inference: conc}, Fail, "4"},
+		{"status=429", Facts{Inference: fw, Rejections: rej}, Pass, "429 ×30"},
+		{"status=429", Facts{Inference: fw, Rejections: map[int]int{429: 3, 503: 2}}, Fail, "429 ×3, 503 ×2"},
+		{"status=429,503", Facts{Inference: fw, Rejections: map[int]int{429: 3, 503: 2}}, Pass, ""},
+		{"status=429", Facts{Inference: none, Requests: 2000}, Untested, "no request was rejected"},
+		{"retry-after=present", Facts{Rejections: rej, RetryAfter: 30}, Pass, "on 30 of 30"},
+		{"retry-after=present", Facts{Rejections: rej, RetryAfter: 29}, Fail, "on 29 of 30"},
+		{"retry-after=absent", Facts{Rejections: rej}, Pass, "on 0 of 30"},
+		{"retry-after=absent", Facts{}, Untested, ""},
+		{"scope=per-key", Facts{Inference: fw, KeyTested: true}, Pass, "per-key"},
+		{"scope=global", Facts{Inference: fw, KeyTested: true}, Fail, "per-key"},
+		{"scope=global", Facts{Inference: fw}, Untested, "not tested"},
+		{"min-grade=B", Facts{Grade: "A"}, Pass, "A"},
+		{"min-grade=B", Facts{Grade: "B"}, Pass, "B"},
+		{"min-grade=B", Facts{Grade: "C"}, Fail, "C"},
+		{"min-grade=A+", Facts{Grade: "A"}, Fail, "A"},
+		{"min-grade=B", Facts{Grade: "N/A"}, Untested, "N/A"},
+		{"min-grade=B", Facts{}, Untested, "not graded"},
+	}
+	for _, c := range cases {
+		e, err := Parse(c.exp)
+		if err != nil {
+			t.Fatalf("%s: %v", c.exp, err)
+		}
+		o := Evaluate([]Expectation{e}, c.facts)[0]
+		if o.Result != c.result || !strings.Contains(o.Actual, c.actual) {
+			t.Errorf("%s on %+v:\n got %s %q (%s)\nwant %s %q", c.exp, c.facts.Inference.Family, o.Result, o.Actual, o.Note, c.result, c.actual)
+		}
+		if o.Expectation != e.Text || o.Expected == "" {
+			t.Errorf("%s: outcome %+v lacks its expectation", c.exp, o)
+		}
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	p, f, u := Outcome{Result: Pass}, Outcome{Result: Fail}, Outcome{Result: Untested}
+	cases := []struct {
+		outs []Outcome
+		want string
+	}{
+		{nil, Untested}, // a check that ran nothing never passes
+		{[]Outcome{p, p}, Pass},
+		{[]Outcome{p, u}, Untested},
+		{[]Outcome{u, f, p}, Fail},
+	}
+	for _, c := range cases {
+		if got := Verdict(c.outs); got != c.want {
+			t.Errorf("Verdict(%v) = %s, want %s", c.outs, got, c.want)
+		}
+	}
+}
+
+func TestFactsFrom(t *testing.T) {
+	obs := &probe.Observation{Results: []attack.Result{
+		{Seq: 1, Status: 200},
+		{Seq: 2, Status: 429, Headers: map[string]string{"retry-after": "1"}},
+		{Seq: 3, Status: 429},
+		{Seq: 4, Status: 503, Headers: map[string]string{"retry-after": "2"}},
+		{Seq: 5, Error: "timeout"},
+		{Seq: 6, Status: 500},
+	}}
+	f := FactsFrom(obs, probe.Inference{Family: "token_bucket", Scope: "global"}, "B")
+	if f.Requests != 6 || f.Rejections[429] != 2 || f.Rejections[503] != 1 || len(f.Rejections) != 2 || f.RetryAfter != 2 || !f.KeyTested || f.Grade != "B" {
+		t.Errorf("FactsFrom = %+v", f)
+	}
+	if f := FactsFrom(nil, probe.Inference{Scope: "untested"}, ""); f.KeyTested || f.Requests != 0 {
+		t.Errorf("FactsFrom(nil) = %+v", f)
+	}
+}
+
+func TestMessage(t *testing.T) {
+	e, _ := Parse("family=fixed_window")
+	o := Evaluate([]Expectation{e}, Facts{Inference: tb(10, 0, 20, 0)})[0]
+	if got := o.Message(); !strings.HasPrefix(got, "family=fixed_window: expected fixed_window, actual token_bucket") {
+		t.Errorf("Message() = %q", got)
+	}
+}

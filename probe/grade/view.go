@@ -1,0 +1,314 @@
+package grade
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/headers"
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+// Quota field sources: the vendor convention and the IETF fields.
+const (
+	srcX    = "X-RateLimit"
+	srcIETF = "RateLimit"
+)
+
+// res is one decided result with its header fields parsed once.
+type res struct {
+	*attack.Result
+	header http.Header
+	date   time.Time // the Date header; zero when absent or unreadable
+
+	x       headers.XRateLimit
+	xErr    error
+	ietf    headers.IETF
+	ietfErr error
+}
+
+// quota is what one source said about the quota on one response.
+type quota struct {
+	src          string
+	limit        int64
+	hasLimit     bool
+	remaining    int64
+	hasRemaining bool
+	windowS      int64 // IETF w; 0 when not sent
+}
+
+func (r *res) hasQuota() bool { return r.x.Spelling != "" || r.ietf.Present }
+
+// quotas returns what each source that was sent said.
+func (r *res) quotas() []quota {
+	var out []quota
+	if r.x.Spelling != "" {
+		q := quota{src: srcX}
+		if f := r.x.Limit; f.Present && f.Err == nil {
+			q.limit, q.hasLimit = f.Value, true
+		}
+		if f := r.x.Remaining; f.Present && f.Err == nil {
+			q.remaining, q.hasRemaining = f.Value, true
+		}
+		out = append(out, q)
+	}
+	if r.ietf.Present {
+		q := quota{src: srcIETF}
+		var pol *headers.Policy
+		if len(r.ietf.Current) > 0 {
+			cur := r.ietf.Current[0]
+			q.remaining, q.hasRemaining = cur.Remaining, cur.HasRemaining
+			q.limit, q.hasLimit = cur.Limit, cur.HasLimit
+			for i := range r.ietf.Policies {
+				if r.ietf.Policies[i].Name == cur.Policy {
+					pol = &r.ietf.Policies[i]
+					break
+				}
+			}
+		}
+		if pol == nil && len(r.ietf.Policies) > 0 && (len(r.ietf.Current) == 0 || r.ietf.Current[0].Policy == "") {
+			pol = &r.ietf.Policies[0]
+		}
+		if pol != nil && pol.HasQuota {
+			q.limit, q.hasLimit = pol.Quota, true
+			if pol.HasWindow {
+				q.windowS = pol.WindowSeconds
+			}
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// view is the observation as the checks read it.
+type view struct {
+	obs *probe.Observation
+	inf probe.Inference
+	rs  []*res // decided results (no transport error, admitted or rejected), by send time
+	// doneBefore[j] is the latest completion among the requests of
+	// rs[j]'s key sent before it.
+	doneBefore []time.Duration
+}
+
+func newView(obs *probe.Observation, inf probe.Inference) *view {
+	v := &view{obs: obs, inf: inf}
+	if obs == nil {
+		return v
+	}
+	for i := range obs.Results {
+		r := &obs.Results[i]
+		if r.Error != "" || !(r.Admitted() || r.Rejected()) {
+			continue
+		}
+		x := &res{Result: r, header: http.Header{}}
+		for k, val := range r.Headers {
+			x.header.Set(k, val)
+		}
+		if d := r.Headers["date"]; d != "" {
+			if t, err := http.ParseTime(d); err == nil {
+				x.date = t
+			}
+		}
+		x.x, x.xErr = headers.ParseXRateLimit(x.header, x.date)
+		x.ietf, x.ietfErr = headers.ParseIETF(x.header)
+		v.rs = append(v.rs, x)
+	}
+	sort.SliceStable(v.rs, func(i, j int) bool { return v.rs[i].Sent < v.rs[j].Sent })
+	last := map[string]time.Duration{}
+	for _, r := range v.rs {
+		v.doneBefore = append(v.doneBefore, last[r.Key])
+		last[r.Key] = max(last[r.Key], r.Done)
+	}
+	return v
+}
+
+func (v *view) rejections() []*res { return v.filter((*res).rejected) }
+func (v *view) admissions() []*res { return v.filter((*res).admitted) }
+
+func (r *res) rejected() bool { return r.Rejected() }
+func (r *res) admitted() bool { return r.Admitted() }
+
+func (v *view) filter(keep func(*res) bool) []*res {
+	var out []*res
+	for _, r := range v.rs {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// bursts returns the results of each burst the plan released at one
+// instant, by phase ("burst", "burst-1", ...), in the order they were sent.
+func (v *view) bursts() [][]*res {
+	byPhase := map[string][]*res{}
+	var order []string
+	for _, r := range v.rs {
+		if !isBurst(r.Phase) {
+			continue
+		}
+		if _, ok := byPhase[r.Phase]; !ok {
+			order = append(order, r.Phase)
+		}
+		byPhase[r.Phase] = append(byPhase[r.Phase], r)
+	}
+	out := make([][]*res, 0, len(order))
+	for _, p := range order {
+		out = append(out, byPhase[p])
+	}
+	return out
+}
+
+// span is from the first send to the last completion of rs.
+func span(rs []*res) time.Duration {
+	if len(rs) == 0 {
+		return 0
+	}
+	lo, hi := rs[0].Sent, rs[0].Done
+	for _, r := range rs {
+		lo, hi = min(lo, r.Sent), max(hi, r.Done)
+	}
+	return hi - lo
+}
+
+// refillRate is the inferred rate at which capacity returns continuously
+// (buckets); 0 for families whose capacity returns in steps or not at all
+// with time.
+func (v *view) refillRate() float64 {
+	switch v.inf.Family {
+	case targets.TokenBucket, targets.LeakyShaping:
+		return v.inf.RatePerS
+	case probe.Inconclusive, "":
+		return -1 // unknown
+	}
+	return 0
+}
+
+// slack is how many admissions capacity returning during d can explain.
+func (v *view) slack(d time.Duration) int {
+	r := v.refillRate()
+	if r < 0 {
+		return 1
+	}
+	n := r * (d + v.obs.RTT).Seconds()
+	if n == 0 {
+		return 0
+	}
+	return int(n) + 1
+}
+
+// burstSlack is how many admissions beyond the quota a burst may show
+// honestly: capacity returning during it, or for a concurrency cap the
+// slots freed by admitted requests that finished before the burst's last
+// request went out.
+func (v *view) burstSlack(b []*res) int {
+	if v.inf.Family != targets.Concurrency {
+		return v.slack(span(b))
+	}
+	var last time.Duration
+	for _, r := range b {
+		last = max(last, r.Sent)
+	}
+	n := 0
+	for _, r := range b {
+		if r.Admitted() && r.Done <= last+v.obs.RTT {
+			n++
+		}
+	}
+	return n
+}
+
+// capacity is the inferred number of requests admitted at one instant from
+// full: the bucket's size, the window's limit, the cap. 0 when unknown.
+func (v *view) capacity() (int, string) {
+	inf := v.inf
+	switch inf.Family {
+	case targets.TokenBucket:
+		return inf.Burst, "token_bucket burst"
+	case targets.LeakyShaping:
+		return inf.Burst + 1, "leaky_shaping queue + 1"
+	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+		return inf.Limit, inf.Family + " limit"
+	case targets.Concurrency:
+		return inf.MaxInflight, "concurrency cap"
+	}
+	return 0, ""
+}
+
+// periodS is the time the quota takes to come back whole, from the
+// inference (window, or bucket refill from empty); 0 when unknown or not
+// time-based.
+func (v *view) periodS() float64 {
+	inf := v.inf
+	switch inf.Family {
+	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+		return inf.WindowS
+	case targets.TokenBucket:
+		if inf.RatePerS > 0 {
+			return float64(inf.Burst) / inf.RatePerS
+		}
+	case targets.LeakyShaping:
+		if inf.RatePerS > 0 {
+			return float64(inf.Burst+1) / inf.RatePerS
+		}
+	}
+	return 0
+}
+
+// straddlesWindow reports whether rs may have crossed a wall-aligned window
+// boundary (epoch multiples of the inferred window), where a window family
+// legitimately admits a second quota.
+func (v *view) straddlesWindow(rs []*res) bool {
+	if v.inf.Family != targets.FixedWindow && v.inf.Family != targets.SlidingCounter {
+		return false
+	}
+	w := time.Duration(v.inf.WindowS * float64(time.Second))
+	if w <= 0 || len(rs) == 0 {
+		return false
+	}
+	lo, hi := rs[0].Sent, rs[0].Done
+	for _, r := range rs {
+		lo, hi = min(lo, r.Sent), max(hi, r.Done)
+	}
+	a := v.obs.Start.Add(lo - v.obs.RTT).Truncate(w)
+	b := v.obs.Start.Add(hi + v.obs.RTT).Truncate(w)
+	return !a.Equal(b)
+}
+
+// seqs returns the sequence numbers of rs, at most n of them.
+func seqs(rs []*res, n int) []int {
+	var out []int
+	for _, r := range rs {
+		if len(out) == n {
+			break
+		}
+		out = append(out, r.Seq)
+	}
+	return out
+}
+
+// addSeq appends seq numbers keeping at most maxSeqs and no repeats.
+func addSeq(s []int, more ...int) []int {
+	for _, m := range more {
+		if len(s) >= maxSeqs {
+			return s
+		}
+		dup := false
+		for _, x := range s {
+			dup = dup || x == m
+		}
+		if !dup {
+			s = append(s, m)
+		}
+	}
+	return s
+}
+
+// maxSeqs bounds the request numbers a check lists as evidence.
+const maxSeqs = 12
+
+// isBurst reports whether a plan phase is a burst released at one instant.
+func isBurst(phase string) bool { return phase == "burst" || strings.HasPrefix(phase, "burst-") }
