@@ -281,3 +281,52 @@ func TestReadStreamKeepsDataBeforeDamagedTail(t *testing.T) {
 		t.Fatal("accepted a non-results file")
 	}
 }
+
+// A server that never answers: each request ends at --timeout with a
+// message that says so, and the run still ends by itself.
+func TestHangingServerTimesOut(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // hold it open, say nothing
+		}
+	}()
+	rep, _, _ := runAgainst(t, "http://"+ln.Addr().String()+"/", Steady{Rate: 20, Duration: 100 * time.Millisecond}, Options{Timeout: 300 * time.Millisecond})
+	want := "timeout waiting for " + ln.Addr().String()
+	if rep.Summary.Errors != 2 || rep.Summary.ErrorKinds[want] != 2 {
+		t.Fatalf("errors %v", rep.Summary.ErrorKinds)
+	}
+}
+
+// An https target with a certificate nobody trusts: a clear TLS message
+// pointing at --insecure; with --insecure it works (over HTTP/2).
+func TestTLSErrorsAndInsecure(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Proto", r.Proto)
+		w.WriteHeader(200)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	rep, _, _ := runAgainst(t, srv.URL, Steady{Rate: 20, Duration: 50 * time.Millisecond}, Options{})
+	if rep.Summary.Errors != 1 {
+		t.Fatalf("summary %+v", rep.Summary)
+	}
+	for kind := range rep.Summary.ErrorKinds {
+		if !strings.Contains(kind, "TLS certificate") || !strings.Contains(kind, "--insecure") {
+			t.Fatalf("error %q does not explain the TLS failure", kind)
+		}
+	}
+	rep, _, _ = runAgainst(t, srv.URL, Steady{Rate: 20, Duration: 50 * time.Millisecond}, Options{Insecure: true})
+	if rep.Summary.Admitted != 1 {
+		t.Fatalf("insecure: %+v", rep.Summary)
+	}
+}
