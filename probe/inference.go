@@ -73,7 +73,13 @@ func Infer(o *Observation) Inference {
 	evs := o.events()
 	inf := Inference{Decisions: len(evs), Scope: o.scope()}
 	if len(evs) == 0 {
-		inf.Family, inf.Reason = Inconclusive, "no request got a limiter decision (every one failed)"
+		inf.Family, inf.Reason = Inconclusive, "no request got a limiter decision: "+o.undecidedReason()
+		return inf
+	}
+	if rejectedEvents(evs) == len(evs) {
+		inf.Family = Inconclusive
+		inf.Reason = fmt.Sprintf("every one of %d requests was rejected, from the first: the client is blocked (a penalty, a ban, or a limit of 0), so there is no capacity to measure", len(evs))
+		inf.Evidence = o.facts(inf)
 		return inf
 	}
 	if rejectedEvents(evs) == 0 {
@@ -321,4 +327,34 @@ func orderOf(family string) int {
 		}
 	}
 	return len(familyOrder)
+}
+
+// undecidedReason says what the target answered instead of a decision.
+func (o *Observation) undecidedReason() string {
+	statuses := map[int]int{}
+	errs := map[string]int{}
+	for i := range o.Results {
+		r := &o.Results[i]
+		if r.Error != "" {
+			errs[r.Error]++
+		} else {
+			statuses[r.Status]++
+		}
+	}
+	var parts []string
+	for code, n := range statuses {
+		hint := ""
+		if code >= 300 && code < 400 {
+			hint = " (a redirect: point ratecheck at the final URL)"
+		}
+		parts = append(parts, fmt.Sprintf("%d × status %d%s", n, code, hint))
+	}
+	for e, n := range errs {
+		parts = append(parts, fmt.Sprintf("%d × %s", n, e))
+	}
+	sort.Strings(parts)
+	if len(parts) == 0 {
+		return "no requests were sent"
+	}
+	return strings.Join(parts, "; ")
 }
