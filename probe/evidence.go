@@ -14,11 +14,12 @@ func (o *Observation) facts(inf Inference) []string {
 	if b := o.phase(o.lastBurstPhase()); len(b) > 0 {
 		adm, rej, delayed := 0, 0, 0
 		var maxDelay time.Duration
+		service := o.serviceTime()
 		for i := range b {
 			switch {
 			case b[i].Admitted():
 				adm++
-				if d := b[i].Latency() - o.RTT; d > delayTolerance(0) {
+				if d := b[i].Latency() - service; d > delayTolerance(0) {
 					delayed++
 					maxDelay = max(maxDelay, d)
 				}
@@ -28,7 +29,7 @@ func (o *Observation) facts(inf Inference) []string {
 		}
 		s := fmt.Sprintf("burst of %d released at once: %d admitted, %d rejected", len(b), adm, rej)
 		if delayed > 0 {
-			s += fmt.Sprintf("; %d admitted ones were held back, up to %.0f ms (queueing)", delayed, float64(maxDelay)/1e6)
+			s += fmt.Sprintf("; %d admitted ones were held back beyond the %.0f ms service time, up to %.0f ms more (queueing)", delayed, float64(service)/1e6, float64(maxDelay)/1e6)
 		} else {
 			s += "; none held back (no queueing)"
 		}
@@ -49,9 +50,10 @@ func (o *Observation) facts(inf Inference) []string {
 			first := adm[0] - tr[0].Sent
 			s := fmt.Sprintf("recovery trace (%d requests over %.1f s): first admission %.0f ms after exhaustion, %d admitted",
 				len(tr), span, float64(first)/1e6, len(adm))
-			if len(steps) >= 2 {
+			windowed := inf.Family == targets.FixedWindow || inf.Family == targets.SlidingLog || inf.Family == targets.SlidingCounter
+			if len(steps) >= 2 && windowed {
 				s += fmt.Sprintf("; capacity came back in steps %.2f s apart (window boundaries)", (steps[1] - steps[0]).Seconds())
-			} else if len(adm) >= 3 {
+			} else if len(adm) >= 3 && (inf.Family == targets.TokenBucket || inf.Family == targets.LeakyShaping) {
 				s += fmt.Sprintf(" one at a time at %.2f/s (continuous refill)", float64(len(adm)-1)/(adm[len(adm)-1]-adm[0]).Seconds())
 			}
 			out = append(out, s)
