@@ -6,30 +6,55 @@ import (
 	"time"
 )
 
-// spinWindow is how long before a deadline waitUntil stops sleeping and
-// spins. Go's timers routinely wake ~1 ms late on Linux (measured: a 200 µs
-// sleep overshoots by 0.9 ms p50), so sleeping to the instant would blow the
-// pacing budget; spinning the last stretch with Gosched keeps the P usable by
-// the workers while holding error to a few microseconds.
-const spinWindow = 2 * time.Millisecond
+// Waiting for an instant precisely, without burning a core.
+//
+// Go's timers routinely wake ~1 ms late on Linux (measured here: a 200 µs
+// sleep overshoots by 0.9 ms at p50), too coarse for sub-millisecond pacing.
+// Spinning the last stretch fixes the precision but at 5,000 r/s it never
+// stops spinning: a whole core, and on a 2-core machine the OS then stalls
+// the other threads (the target's too) in time-slice-sized chunks — p99
+// schedule error of ~5 ms at the sink (bench/README.md). So: a Go timer for
+// the coarse part, a high-resolution nanosleep on this thread (timer slack
+// set to 1 ns) for the last few milliseconds, and a spin only for the final
+// tens of microseconds.
+const (
+	coarseMargin = 3 * time.Millisecond  // below this, no Go timer
+	spinWindow   = 25 * time.Microsecond // below this, spin
+)
 
 // waitUntil blocks until t (monotonic) or ctx ends; it reports whether t was
-// reached.
+// reached. Callers that wait repeatedly (the dispatcher) should hold their
+// OS thread (lockPacingThread) so the timer slack setting applies.
 func waitUntil(ctx context.Context, t time.Time) bool {
-	if d := time.Until(t) - spinWindow; d > 0 {
-		timer := time.NewTimer(d)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
+	for {
+		d := time.Until(t)
+		switch {
+		case d <= 0:
+			return ctx.Err() == nil
+		case ctx.Err() != nil:
 			return false
+		case d > coarseMargin:
+			timer := time.NewTimer(d - coarseMargin)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				return false
+			}
+		case d > spinWindow:
+			preciseSleep(d - spinWindow)
+		default:
+			for time.Now().Before(t) {
+				runtime.Gosched()
+			}
 		}
 	}
-	for i := 0; time.Now().Before(t); i++ {
-		if i&63 == 0 && ctx.Err() != nil {
-			return false
-		}
-		runtime.Gosched()
-	}
-	return ctx.Err() == nil
+}
+
+// lockPacingThread pins the calling goroutine to its OS thread and gives the
+// thread fine-grained timers; the returned func undoes the pin.
+func lockPacingThread() func() {
+	runtime.LockOSThread()
+	setFineTimerSlack()
+	return runtime.UnlockOSThread
 }

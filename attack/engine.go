@@ -230,6 +230,7 @@ func (e *Engine) Do(ctx context.Context, s Shot) (r *Result, ok bool) {
 // returns once the last shot is sent or the run ends; use Wait for the
 // results.
 func (e *Engine) Schedule(ctx context.Context, n int, plan func(i int) Shot) {
+	defer lockPacingThread()()
 	for i := 0; i < n; i++ {
 		s := plan(i)
 		if !waitUntil(ctx, e.start.Add(s.At)) || !e.take() {
@@ -308,8 +309,10 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		}()
 	}
 	prepared.Wait()
+	unlock := lockPacingThread()
 	waitUntil(ctx, e.start.Add(at))
 	close(release)
+	unlock()
 	sent.Wait()
 }
 

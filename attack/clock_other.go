@@ -1,0 +1,18 @@
+//go:build !linux
+
+package attack
+
+import (
+	"runtime"
+	"time"
+)
+
+func setFineTimerSlack() {}
+
+// preciseSleep spins where no high-resolution sleep is at hand.
+func preciseSleep(d time.Duration) {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		runtime.Gosched()
+	}
+}
