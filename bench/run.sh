@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# bench/run.sh — ratecheck vs vegeta against the same loopback sink.
+#
+#   bench/run.sh            full run: 3 repetitions, plus the 1M-request memory run (~5 min)
+#   bench/run.sh --quick    1 repetition, no memory run (~1.5 min)
+#
+# Everything goes to 127.0.0.1 only; every run is bounded by its duration and
+# by ratecheck's request/time budgets. See bench/README.md for what each
+# figure means and the caveats (the tools and the sink share 2 cores; nothing
+# is pinned).
+#
+# Environment:
+#   BENCH_KEEP=1          keep the work directory (results files, raw reports)
+#   BENCH_IDLE_WAIT=SECS  total time the script may spend waiting for other
+#                         processes to stop using the CPU before a run (default 60)
+set -euo pipefail
+
+QUICK=0
+for arg in "$@"; do
+	case "$arg" in
+	--quick) QUICK=1 ;;
+	-h | --help)
+		sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "run.sh: unknown argument $arg (try --help)" >&2
+		exit 2
+		;;
+	esac
+done
+
+REPS=3
+BURSTS=5 # bursts are cheap (about 1.5 s each), so always 5 even with --quick
+if ((QUICK)); then REPS=1; fi
+VEGETA_VERSION=v12.13.0
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d -t ratecheck-bench.XXXXXX)
+SINK_PID=
+cleanup() {
+	if [[ -n $SINK_PID ]] && kill -0 "$SINK_PID" 2>/dev/null; then
+		kill "$SINK_PID" 2>/dev/null || true
+		wait "$SINK_PID" 2>/dev/null || true
+	fi
+	if [[ ${BENCH_KEEP:-0} == 1 ]]; then
+		echo "work directory kept: $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { printf '%s  %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() {
+	echo "run.sh: $*" >&2
+	exit 1
+}
+
+# ---------------------------------------------------------------- tools
+if [[ ! -x /usr/bin/time ]]; then
+	log "installing GNU time (apt)"
+	[[ $(id -u) == 0 ]] || die "/usr/bin/time is missing and we are not root: apt-get install time"
+	apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
+fi
+command -v curl >/dev/null || die "curl is required (apt-get install curl)"
+
+log "building ratecheck, sink, analyze"
+(cd "$ROOT" && go build -o "$WORK/ratecheck" .) || die "building ratecheck failed"
+(cd "$ROOT" && go build -o "$WORK/sink" ./bench/sink && go build -o "$WORK/analyze" ./bench/analyze) ||
+	die "building bench tools failed"
+log "installing vegeta@$VEGETA_VERSION into a temp GOBIN"
+(cd "$WORK" && GOBIN="$WORK/gobin" GOFLAGS=-buildvcs=false go install "github.com/tsenart/vegeta/v12@$VEGETA_VERSION") ||
+	die "go install vegeta failed"
+RC=$WORK/ratecheck
+VG=$WORK/gobin/vegeta
+AN=$WORK/analyze
+
+# ---------------------------------------------------------------- sink
+"$WORK/sink" -addr 127.0.0.1:0 -ctl 127.0.0.1:0 >"$WORK/sink.out" 2>"$WORK/sink.err" &
+SINK_PID=$!
+for _ in $(seq 50); do
+	[[ $(wc -l <"$WORK/sink.out") -ge 2 ]] && break
+	sleep 0.1
+done
+URL=$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$WORK/sink.out")
+CTL=$(sed -n 's/^control on http:\/\/\([^/]*\)\/$/http:\/\/\1/p' "$WORK/sink.out")
+[[ -n $URL && -n $CTL ]] || die "sink did not start: $(cat "$WORK/sink.err")"
+log "sink $URL (control $CTL), pid $SINK_PID"
+echo "GET $URL" >"$WORK/targets.txt"
+SINK_START=$(curl -fsS "$CTL/info" | "$WORK/analyze" get start)
+
+sink_reset() { curl -fsS -X POST "$CTL/reset" >/dev/null; }
+sink_arrivals() { curl -fsS "$CTL/arrivals" >"$1"; }
+
+# ---------------------------------------------------------------- CPU accounting
+TCK=$(getconf CLK_TCK)
+machine_busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
+proc_ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# wait_idle: wait (within the BENCH_IDLE_WAIT budget) until processes other
+# than ours use less than 15% of one core, sampled over 1 s.
+IDLE_BUDGET=${BENCH_IDLE_WAIT:-60}
+top_other() { # busiest process right now (top's second sample), not ours
+	top -bn2 -d0.3 2>/dev/null | awk -v sink="$SINK_PID" '/^top -/{n++} n==2 && $1~/^[0-9]+$/ && $1!=sink && $12!="top"{printf "%s %s%%", $12, $9; exit}'
+}
+CONTENDED=0
+wait_idle() {
+	local waited=0 b0 b1 s0 s1 other
+	while :; do
+		b0=$(machine_busy_ticks) s0=$(proc_ticks "$SINK_PID")
+		sleep 1
+		b1=$(machine_busy_ticks) s1=$(proc_ticks "$SINK_PID")
+		other=$((b1 - b0 - (s1 - s0)))
+		if ((other * 100 < 15 * TCK)); then return 0; fi
+		if ((IDLE_BUDGET <= 0)); then
+			log "WARNING: machine busy ($((other * 100 / TCK))% of a core used by other processes, top: $(top_other)); running anyway"
+			CONTENDED=$((CONTENDED + 1))
+			return 0
+		fi
+		if ((waited == 0)); then log "machine busy ($((other * 100 / TCK))% of a core used by other processes, top: $(top_other)): waiting"; fi
+		waited=1
+		IDLE_BUDGET=$((IDLE_BUDGET - 1))
+	done
+}
+
+# timed NAME CMD...: run CMD with stdout/stderr in $WORK/NAME.{out,err} under
+# GNU time; sets CPU_S (user+sys seconds), RSS_MB, OTHER_S (CPU seconds used
+# during the run by processes other than the tool and the sink) and SINK_S.
+timed() {
+	local name=$1
+	shift
+	local b0 b1 s0 s1 rc=0
+	b0=$(machine_busy_ticks) s0=$(proc_ticks "$SINK_PID")
+	/usr/bin/time -f '%U %S %M' -o "$WORK/$name.time" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
+	b1=$(machine_busy_ticks) s1=$(proc_ticks "$SINK_PID")
+	if ((rc != 0)); then
+		echo "--- $name failed (exit $rc): $*" >&2
+		tail -5 "$WORK/$name.err" >&2
+		return "$rc"
+	fi
+	read -r u s m < <(tail -1 "$WORK/$name.time")
+	CPU_S=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
+	RSS_MB=$(awk -v m="$m" 'BEGIN{printf "%.1f", m/1024}')
+	SINK_S=$(awk -v t=$((s1 - s0)) -v k="$TCK" 'BEGIN{printf "%.2f", t/k}')
+	OTHER_S=$(awk -v t=$((b1 - b0 - (s1 - s0))) -v k="$TCK" -v c="$CPU_S" 'BEGIN{o=t/k-c; if(o<0)o=0; printf "%.2f", o}')
+}
+
+# kv FILE KEY: value of KEY=... in an `analyze arrivals` output.
+kv() { sed -n "s/^$2=//p" "$1"; }
+# jget FILE PATH...: fields of a JSON report.
+jget() {
+	local f=$1
+	shift
+	"$AN" get "$@" <"$f"
+}
+ms() { awk -v n="$1" 'BEGIN{printf "%.3f", n/1e6}'; }
+div() { awk -v a="$1" -v b="$2" -v k="${3:-1}" 'BEGIN{if(b==0){print "nan"}else{printf "%.6f", a*k/b}}'; }
+
+OBS=$WORK/obs.tsv
+metric() { printf 'm\t%s\t%s\t%s\t%s\n' "$@" >>"$OBS"; }
+obs() { printf 'v\t%s\t%s\t%s\n' "$@" >>"$OBS"; }
+
+metric max_rps "max throughput, 50 conns: tool's own report" rps -
+metric max_sink_rps "max throughput, 50 conns: sink-counted" rps -
+metric max_cpu "CPU per request at max throughput" us -
+metric max_rss "peak RSS at max throughput" MB -
+metric c_rate "5000/s: sink-observed rate" rps "~5000±0.5%"
+metric c_p50 "5000/s: sink-observed schedule error p50" ms -
+metric c_p99 "5000/s: sink-observed schedule error p99" ms "<=0.5"
+metric c_cpu "CPU per request at 5000/s" us -
+metric b_spread "burst of 100: sink-observed arrival spread" ms "<=1"
+if ((!QUICK)); then
+	metric mem_rss "1M requests at 25000/s: peak RSS" MB "<100"
+	metric mem_rate "1M requests at 25000/s: sink-observed rate" rps -
+fi
+
+# ---------------------------------------------------------------- max throughput
+# ratecheck: closed loop, 50 connections. vegeta: -rate=0 needs -max-workers;
+# -workers=50 starts all 50 at once (ratecheck opens its 50 at once too), and
+# -connections=50 keeps 50 idle keep-alive connections. Each tool's own
+# figure is its sent rate: ratecheck .metrics.achieved_rate_per_s, vegeta
+# report .rate. The sink figure is (arrivals-1)/(last-first arrival).
+for rep in $(seq "$REPS"); do
+	for tool in ratecheck vegeta; do
+		wait_idle
+		sink_reset
+		if [[ $tool == ratecheck ]]; then
+			timed rc-max "$RC" attack --profile steady --rate max --connections 50 --duration 10s \
+				--max-requests 5000000 --max-duration 1m --out "$WORK/rc-max.jsonl" -o json "$URL"
+			own=$(jget "$WORK/rc-max.out" metrics.achieved_rate_per_s)
+			reqs=$(jget "$WORK/rc-max.out" summary.requests)
+			errs=$(jget "$WORK/rc-max.out" summary.errors)
+			rm -f "$WORK/rc-max.jsonl"
+		else
+			timed vg-max "$VG" attack -targets="$WORK/targets.txt" -rate=0 -workers=50 -max-workers=50 \
+				-connections=50 -duration=10s -output="$WORK/vg-max.bin"
+			"$VG" report -type=json "$WORK/vg-max.bin" >"$WORK/vg-max.report.json"
+			own=$(jget "$WORK/vg-max.report.json" rate)
+			reqs=$(jget "$WORK/vg-max.report.json" requests)
+			errs=$(awk -v r="$reqs" -v s="$(jget "$WORK/vg-max.report.json" success)" 'BEGIN{printf "%d", r*(1-s)+0.5}')
+			rm -f "$WORK/vg-max.bin"
+		fi
+		sink_arrivals "$WORK/arr.json"
+		"$AN" arrivals <"$WORK/arr.json" >"$WORK/arr.kv"
+		sink_rps=$(kv "$WORK/arr.kv" rate_per_s)
+		cpu_us=$(div "$CPU_S" "$reqs" 1e6)
+		obs max_rps $tool "$own"
+		obs max_sink_rps $tool "$sink_rps"
+		obs max_cpu $tool "$cpu_us"
+		obs max_rss $tool "$RSS_MB"
+		log "max[$rep] $tool: own $(printf %.0f "$own")/s, sink $(printf %.0f "$sink_rps")/s, requests $reqs (sink $(kv "$WORK/arr.kv" count)), errors $errs, CPU ${CPU_S}s = $(printf %.2f "$cpu_us") µs/req, RSS ${RSS_MB} MB, sink CPU ${SINK_S}s, other CPU ${OTHER_S}s"
+	done
+done
+
+# ---------------------------------------------------------------- constant rate
+# 5000/s for 10 s. Schedule error as the sink saw it: i-th arrival vs i/rate,
+# after removing the median offset (see analyze arrivals).
+for rep in $(seq "$REPS"); do
+	for tool in ratecheck vegeta; do
+		wait_idle
+		sink_reset
+		if [[ $tool == ratecheck ]]; then
+			timed rc-const "$RC" attack --profile steady --rate 5000/s --duration 10s \
+				--max-requests 100000 --max-duration 1m --out "$WORK/rc-const.jsonl" -o json "$URL"
+			reqs=$(jget "$WORK/rc-const.out" summary.requests)
+			self="own p99 lateness $(awk -v n="$(jget "$WORK/rc-const.out" summary.lateness.p99_ns)" 'BEGIN{printf "%.3f", n/1e6}') ms"
+		else
+			timed vg-const "$VG" attack -targets="$WORK/targets.txt" -rate=5000 -duration=10s -output="$WORK/vg-const.bin"
+			"$VG" report -type=json "$WORK/vg-const.bin" >"$WORK/vg-const.report.json"
+			reqs=$(jget "$WORK/vg-const.report.json" requests)
+			self="own rate $(printf %.1f "$(jget "$WORK/vg-const.report.json" rate)")/s"
+			rm -f "$WORK/vg-const.bin"
+		fi
+		sink_arrivals "$WORK/arr.json"
+		"$AN" arrivals -rate 5000 <"$WORK/arr.json" >"$WORK/arr.kv"
+		rate=$(kv "$WORK/arr.kv" rate_per_s)
+		p50=$(ms "$(kv "$WORK/arr.kv" sched_p50_ns)")
+		p99=$(ms "$(kv "$WORK/arr.kv" sched_p99_ns)")
+		cpu_us=$(div "$CPU_S" "$reqs" 1e6)
+		if [[ $tool == ratecheck ]]; then
+			# where ratecheck's error comes from: its own pacing (sent -
+			# scheduled) or the way to the sink (arrival - sent)
+			"$AN" decompose -results "$WORK/rc-const.jsonl" -sink-start "$SINK_START" <"$WORK/arr.json" >"$WORK/dec.kv"
+			self="$self; split: late p50/p99 $(ms "$(kv "$WORK/dec.kv" late_p50_ns)")/$(ms "$(kv "$WORK/dec.kv" late_p99_ns)") ms, send->arrival p50/p99 $(ms "$(kv "$WORK/dec.kv" transit_p50_ns)")/$(ms "$(kv "$WORK/dec.kv" transit_p99_ns)") ms"
+			rm -f "$WORK/rc-const.jsonl"
+		fi
+		obs c_rate $tool "$rate"
+		obs c_p50 $tool "$p50"
+		obs c_p99 $tool "$p99"
+		obs c_cpu $tool "$cpu_us"
+		log "const[$rep] $tool: sink $(kv "$WORK/arr.kv" count) arrivals at $(printf %.1f "$rate")/s, schedule error p50 $(printf %.3f "$p50") ms p99 $(printf %.3f "$p99") ms max $(ms "$(kv "$WORK/arr.kv" sched_max_ns)") ms; $self; CPU ${CPU_S}s, other CPU ${OTHER_S}s"
+	done
+done
+
+# ---------------------------------------------------------------- burst
+# ratecheck: --profile burst --burst 100 --idle 1s (pre-dialled connections,
+# all but the last byte pre-written, released at one instant).
+# vegeta has no burst mode. Its closest equivalent is the fastest release it
+# can do of exactly 100 requests: a lazily read target list of 100 lines
+# (vegeta stops when a lazy list runs out), -rate=0 (no pacing) and 100
+# workers started up front (-workers=100 -max-workers=100), so each request
+# goes out the moment a worker takes it. vegeta cannot pre-dial, so its
+# spread includes 100 TCP connects; that is what a vegeta user gets, and is
+# the reason ratecheck's burst pre-dials. (-rate=100/1ms -duration=1ms was
+# tried and rejected: when vegeta's pacer wakes late it stops at the 1 ms
+# duration and sends fewer than 100.)
+for _ in $(seq 100); do echo "GET $URL"; done >"$WORK/targets100.txt"
+for rep in $(seq "$BURSTS"); do
+	for tool in ratecheck vegeta; do
+		wait_idle
+		sink_reset
+		if [[ $tool == ratecheck ]]; then
+			timed rc-burst "$RC" attack --profile burst --burst 100 --idle 1s --out "$WORK/rc-burst.jsonl" -o json "$URL"
+			self="own send spread $(ms "$(jget "$WORK/rc-burst.out" metrics.send_spread_ns)") ms"
+		else
+			timed vg-burst "$VG" attack -lazy -targets="$WORK/targets100.txt" -rate=0 -workers=100 \
+				-max-workers=100 -duration=10s -output="$WORK/vg-burst.bin"
+			# the 101st "request" is vegeta's own end-of-targets marker, never sent
+			# vegeta also logs a failed pseudo-request for every worker that
+			# found the target list empty; they never reach the wire
+			self="own 200s $("$VG" report -type=json "$WORK/vg-burst.bin" | "$AN" get status_codes.200)"
+		fi
+		sink_arrivals "$WORK/arr.json"
+		"$AN" arrivals <"$WORK/arr.json" >"$WORK/arr.kv"
+		n=$(kv "$WORK/arr.kv" count)
+		spread=$(ms "$(kv "$WORK/arr.kv" spread_ns)")
+		if [[ $n != 100 ]]; then log "WARNING: burst[$rep] $tool: sink saw $n requests, not 100"; fi
+		obs b_spread $tool "$spread"
+		log "burst[$rep] $tool: sink $n arrivals within $(printf %.3f "$spread") ms; $self"
+	done
+done
+
+# ---------------------------------------------------------------- memory
+# 1,000,000 requests at 25,000/s (40 s); peak RSS from GNU time (%M). vegeta
+# gets the same rate and duration for comparison, with -max-workers=1000 to
+# match ratecheck's default cap of 1,000 requests in flight: unbounded, vegeta
+# on this box can fall behind, spawn thousands of workers and connections and
+# reach GBs of RSS (seen: 2.3 GB, 7,600/s), which measures its collapse rather
+# than its memory use.
+if ((!QUICK)); then
+	for tool in ratecheck vegeta; do
+		wait_idle
+		sink_reset
+		if [[ $tool == ratecheck ]]; then
+			timed rc-mem "$RC" attack --profile steady --rate 25000/s --duration 40s \
+				--max-requests 1000000 --max-duration 2m --out "$WORK/rc-mem.jsonl" -o json "$URL"
+			reqs=$(jget "$WORK/rc-mem.out" summary.requests)
+			errs=$(jget "$WORK/rc-mem.out" summary.errors)
+			rm -f "$WORK/rc-mem.jsonl"
+		else
+			timed vg-mem "$VG" attack -targets="$WORK/targets.txt" -rate=25000 -duration=40s -max-workers=1000 \
+				-output="$WORK/vg-mem.bin"
+			"$VG" report -type=json "$WORK/vg-mem.bin" >"$WORK/vg-mem.report.json"
+			reqs=$(jget "$WORK/vg-mem.report.json" requests)
+			errs=$(awk -v r="$reqs" -v s="$(jget "$WORK/vg-mem.report.json" success)" 'BEGIN{printf "%d", r*(1-s)+0.5}')
+			rm -f "$WORK/vg-mem.bin"
+		fi
+		sink_arrivals "$WORK/arr.json"
+		"$AN" arrivals <"$WORK/arr.json" >"$WORK/arr.kv"
+		rate=$(kv "$WORK/arr.kv" rate_per_s)
+		obs mem_rss $tool "$RSS_MB"
+		obs mem_rate $tool "$rate"
+		log "mem $tool: $reqs requests, $errs errors (sink $(kv "$WORK/arr.kv" count) at $(printf %.0f "$rate")/s), peak RSS ${RSS_MB} MB, CPU ${CPU_S}s, other CPU ${OTHER_S}s"
+	done
+fi
+
+# ---------------------------------------------------------------- table
+echo
+"$AN" table "$OBS"
+if ((CONTENDED > 0)); then
+	echo "WARNING: $CONTENDED run(s) started while other processes were using the CPU: figures are contaminated"
+fi
+echo "machine: $(nproc) cores, $(uname -r); tools and sink unpinned, sharing the cores (see bench/README.md)"
