@@ -3,6 +3,7 @@ package grade
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -27,7 +28,7 @@ var (
 	probes   = map[string]*probeOnce{}
 	// probeSlots bounds the probes running at once: the machine has two
 	// cores and a burst must reach the server at one instant.
-	probeSlots = make(chan struct{}, 3)
+	probeSlots = make(chan struct{}, 5)
 )
 
 type probeOnce struct {
@@ -87,7 +88,7 @@ func probeNow(spec string) probed {
 // describe is a failure message: the grade and every check not passed.
 func (p probed) describe() string {
 	var b strings.Builder
-	b.WriteString("grade " + p.report.Letter + " caps " + strings.Join(p.report.Caps, "; ") + "; inference " + p.inf.Summary())
+	b.WriteString("grade " + p.report.Letter + " caps " + strings.Join(p.report.Caps, "; ") + "; inference " + p.inf.Summary() + fmt.Sprintf(" (confidence %.2f)", p.inf.Confidence))
 	for _, c := range p.report.Checks {
 		if c.Outcome != Pass {
 			b.WriteString("\n  " + c.Outcome + " " + c.ID + ": " + c.Actual)
@@ -115,12 +116,13 @@ func TestChecksEndToEnd(t *testing.T) {
 		outcome string   // of check against faulty
 		also    []string // other checks the fault may fail
 	}{
+		// The two slowest probes first.
+		{"retry-after.accurate", honestFW, honestFW + "&fault=short-retry-after", Fail, nil},
 		{"status.429", honestTB, faultTB + "status-503", Fail, nil},
 		{"retry-after.present", honestTB, faultTB + "no-retry-after", Fail, nil},
 		{"retry-after.valid", honestTB, faultTB + "bad-date-retry-after", Fail, nil},
 		{"retry-after.valid", honestTB, faultTB + "decimal-retry-after", Fail, nil},
 		{"retry-after.valid", honestTB, faultTB + "http-date-retry-after", Pass, nil}, // a valid form, not a fault
-		{"retry-after.accurate", honestFW, honestFW + "&fault=short-retry-after", Fail, nil},
 		{"retry-after.accurate", honestTB, faultTB + "long-retry-after", Fail, nil},
 		{"quota.present-on-success", honestTB, faultTB + "no-quota-on-success", Fail, nil},
 		{"quota.present-on-success", honestTB, honestTB + "&headers=none", Fail, nil},

@@ -57,7 +57,10 @@ type Report struct {
 	// Letter is A+, A, B, C, D or F; "N/A" when the run saw no rejection,
 	// so there was no response contract to grade.
 	Letter string `json:"letter"`
-	// Score is out of 100: the weighted share of the checks that ran.
+	// Score is out of 100: 100 less the weight of every failed check and
+	// half the weight of every warned one. A skipped check deducts nothing
+	// and passes nothing: it bars A+ (severity error) and its absence is
+	// graded by the check it depends on (retry-after.present, ...).
 	Score int `json:"score"`
 	// Caps name each rule that held the letter down: "C: no Retry-After
 	// (retry-after.present)".
@@ -129,7 +132,7 @@ var rubric = []rule{
 func Grade(obs *probe.Observation, inf probe.Inference) Report {
 	v := newView(obs, inf)
 	rep := Report{RubricVersion: RubricVersion, Caps: []string{}}
-	var got, total float64
+	lost := 0.0
 	capIdx := 0 // index into Letters of the best letter the caps allow
 	cleanTop := true
 	for _, ru := range rubric {
@@ -140,15 +143,11 @@ func Grade(obs *probe.Observation, inf probe.Inference) Report {
 			c.Outcome = Warn // a recommendation never fails
 		}
 		switch c.Outcome {
-		case Pass:
-			got += float64(ru.weight)
-			total += float64(ru.weight)
 		case Warn:
-			got += float64(ru.weight) / 2
-			total += float64(ru.weight)
+			lost += float64(ru.weight) / 2
 			cleanTop = false
 		case Fail:
-			total += float64(ru.weight)
+			lost += float64(ru.weight)
 			cleanTop = false
 			if ru.capLetter != "" {
 				why := ru.capWhy
@@ -165,9 +164,7 @@ func Grade(obs *probe.Observation, inf probe.Inference) Report {
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
-	if total > 0 {
-		rep.Score = int(math.Round(100 * got / total))
-	}
+	rep.Score = int(math.Round(100 - lost))
 	if len(v.rejections()) == 0 {
 		rep.Letter, rep.Score, rep.Caps = NotGraded, 0, []string{}
 		rep.Note = "no request was rejected: the response contract was not exercised"

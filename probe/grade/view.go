@@ -221,21 +221,29 @@ func (v *view) burstSlack(b []*res) int {
 	return n
 }
 
+// minConfidence is the inference confidence below which its parameters are
+// not held against the headers.
+const minConfidence = 0.5
+
 // capacity is the inferred number of requests admitted at one instant from
-// full: the bucket's size, the window's limit, the cap. 0 when unknown.
-func (v *view) capacity() (int, string) {
+// full (the bucket's size, the window's limit, the cap) with the
+// inference's own uncertainty; 0 when unknown or not confident enough.
+func (v *view) capacity() (n, err int, what string) {
 	inf := v.inf
+	if inf.Confidence < minConfidence {
+		return 0, 0, ""
+	}
 	switch inf.Family {
 	case targets.TokenBucket:
-		return inf.Burst, "token_bucket burst"
+		return inf.Burst, inf.BurstErr, "token_bucket burst"
 	case targets.LeakyShaping:
-		return inf.Burst + 1, "leaky_shaping queue + 1"
+		return inf.Burst + 1, inf.BurstErr, "leaky_shaping queue + 1"
 	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
-		return inf.Limit, inf.Family + " limit"
+		return inf.Limit, inf.LimitErr, inf.Family + " limit"
 	case targets.Concurrency:
-		return inf.MaxInflight, "concurrency cap"
+		return inf.MaxInflight, 0, "concurrency cap"
 	}
-	return 0, ""
+	return 0, 0, ""
 }
 
 // periodS is the time the quota takes to come back whole, from the

@@ -31,6 +31,7 @@ type Options struct {
 	RetryAfter bool          // send Retry-After on rejections
 	Scope      string        // "global", "ip" or "header:NAME"
 	Latency    time.Duration // fixed backend time for admitted requests
+	Fault      Faults        // deliberate contract violations (faults.go); none by default
 }
 
 // DefaultOptions is a token bucket 10/s burst 20 answering 429 with
@@ -75,6 +76,15 @@ func (o *Options) Set(name, value string) error {
 			return fmt.Errorf("latency %q: write a non-negative duration like 20ms", value)
 		}
 		o.Latency = d
+	case "fault":
+		f, err := ParseFaults(value)
+		if err != nil {
+			return err
+		}
+		// Faults accumulate, so a builtin: target may repeat the key.
+		if o.Fault, err = o.Fault.Add(f...); err != nil {
+			return err
+		}
 	default:
 		return o.Limiter.Set(name, value)
 	}
@@ -82,7 +92,7 @@ func (o *Options) Set(name, value string) error {
 }
 
 // OptionNames are the server options Set accepts besides the limiter's.
-var OptionNames = []string{"status", "headers", "retry-after", "scope", "latency"}
+var OptionNames = []string{"status", "headers", "retry-after", "scope", "latency", "fault"}
 
 // BuiltinPrefix starts a target string that names a reference limiter.
 const BuiltinPrefix = "builtin:"

@@ -22,6 +22,9 @@ type Handler struct {
 	mu  sync.Mutex // the models are not safe for concurrent use
 	lim targets.Limiter
 	now func() time.Time
+	// stale is what the race fault's "replica" last saw per key (guarded
+	// by mu); nil unless that fault is on.
+	stale map[string]int
 }
 
 // NewHandler validates opt and builds the handler.
@@ -30,7 +33,11 @@ func NewHandler(opt Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{opt: opt, lim: lim, now: time.Now}, nil
+	h := &Handler{opt: opt, lim: lim, now: time.Now}
+	if opt.Fault.Has(FaultRace) {
+		h.stale = map[string]int{}
+	}
+	return h, nil
 }
 
 func (h *Handler) key(r *http.Request) string {
@@ -46,10 +53,7 @@ func (h *Handler) key(r *http.Request) string {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := h.key(r)
-	h.mu.Lock()
-	now := h.now()
-	d := h.lim.Allow(key, now)
-	h.mu.Unlock()
+	now, d := h.decide(key)
 	if d.Allowed && h.opt.Limiter.Algo == targets.Concurrency {
 		defer func() {
 			h.mu.Lock()
@@ -65,17 +69,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.writeQuotaHeaders(w.Header(), d, now)
+	rp := reply{header: w.Header(), d: d, now: now, windowS: h.policyWindowSeconds()}
 	if d.Allowed {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write([]byte("ok\n"))
-		return
+		rp.status, rp.body = http.StatusOK, []byte("ok\n")
+	} else {
+		rp.retry = retryAfterSeconds(d.RetryAfter)
+		if h.opt.RetryAfter {
+			w.Header().Set("Retry-After", strconv.Itoa(rp.retry))
+		}
+		rp.status, rp.body = h.opt.Status, problemBody(w.Header(), h.opt.Status, rp.retry)
 	}
-	retry := retryAfterSeconds(d.RetryAfter)
-	if h.opt.RetryAfter {
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
+	h.opt.Fault.apply(&rp) // the contract faults, when asked for (faults.go)
+	w.WriteHeader(rp.status)
+	_, _ = w.Write(rp.body)
+}
+
+// decide asks the limiter about one request of key, now.
+func (h *Handler) decide(key string) (time.Time, targets.Decision) {
+	if h.stale != nil {
+		return h.racyDecide(key)
 	}
-	writeProblem(w, h.opt.Status, retry)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	return now, h.lim.Allow(key, now)
 }
 
 // retryAfterSeconds rounds up, so a client that obeys is never early, and
@@ -135,7 +153,9 @@ type problem struct {
 	ViolatedPolicies []string `json:"violated-policies"`
 }
 
-func writeProblem(w http.ResponseWriter, status, retry int) {
+// problemBody returns the problem+json body of a rejection and sets the
+// headers that go with it.
+func problemBody(hd http.Header, status, retry int) []byte {
 	p := problem{
 		Type:             "https://iana.org/assignments/http-problem-types#quota-exceeded",
 		Title:            "Too Many Requests",
@@ -147,10 +167,9 @@ func writeProblem(w http.ResponseWriter, status, retry int) {
 		p.Title = "Service Unavailable"
 	}
 	body, _ := json.Marshal(p)
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.Header().Set("Cache-Control", "no-store") // RFC 6585 §4: a 429 must not be stored
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	hd.Set("Content-Type", "application/problem+json")
+	hd.Set("Cache-Control", "no-store") // RFC 6585 §4: a 429 must not be stored
+	return body
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

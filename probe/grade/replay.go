@@ -1,0 +1,141 @@
+package grade
+
+import (
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+// The inference names one capacity, but a nearby one may explain the run
+// about as well (the inference picks by a small margin, and on a loaded
+// machine its numbers wobble). limit.agrees therefore asks the question
+// directly: replayed through the inferred model with the advertised limit
+// in place of the inferred one, are the decisions still explained? Only if
+// they are clearly not does the advertised limit disagree with the
+// behaviour.
+
+// inferredConfig is the reference model the inference names, and whether
+// it can be replayed (a concurrency cap needs release times; it is compared
+// by number only).
+func (v *view) inferredConfig() (targets.Config, bool) {
+	inf := v.inf
+	c := targets.Config{Algo: inf.Family}
+	switch inf.Family {
+	case targets.TokenBucket:
+		c.Rate, c.Burst = inf.RatePerS, inf.Burst
+	case targets.LeakyShaping:
+		c.Rate, c.Burst, c.DelayAfter = inf.RatePerS, inf.Burst, inf.Delay
+	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+		c.Limit, c.Window = inf.Limit, time.Duration(inf.WindowS*float64(time.Second))
+		c.Align = targets.AlignWall
+		if inf.Alignment == targets.AlignFirst {
+			c.Align = targets.AlignFirst
+		}
+	default:
+		return c, false
+	}
+	return c, c.Validate() == nil
+}
+
+// withCapacity returns c admitting n at one instant from full.
+func withCapacity(c targets.Config, n int) targets.Config {
+	switch c.Algo {
+	case targets.TokenBucket:
+		c.Burst = n
+	case targets.LeakyShaping:
+		c.Burst = n - 1
+		c.DelayAfter = min(c.DelayAfter, max(c.Burst, 0))
+	default:
+		c.Limit = n
+	}
+	return c
+}
+
+// replayMismatches replays every decided request through c and counts the
+// decisions it gets wrong, at the best of a few clock offsets (wall-aligned
+// windows depend on absolute time, known to about half a round trip). The
+// requests of one near-simultaneous cluster are compared by how many were
+// admitted, since their order at the server is unknowable.
+func (v *view) replayMismatches(c targets.Config) int {
+	best := -1
+	eps := v.obs.RTT/2 + time.Millisecond
+	offsets := []time.Duration{0}
+	if c.Algo == targets.FixedWindow && c.Align == targets.AlignWall || c.Algo == targets.SlidingCounter {
+		offsets = []time.Duration{-eps, 0, eps}
+	}
+	aligns := []string{c.Align}
+	if c.Algo == targets.FixedWindow && v.inf.Alignment != targets.AlignWall && v.inf.Alignment != targets.AlignFirst {
+		aligns = []string{targets.AlignWall, targets.AlignFirst} // the inference could not tell
+	}
+	for _, al := range aligns {
+		c.Align = al
+		for _, off := range offsets {
+			if m := v.replayOnce(c, off, eps); m >= 0 && (best < 0 || m < best) {
+				best = m
+			}
+		}
+	}
+	return best
+}
+
+func (v *view) replayOnce(c targets.Config, offset, eps time.Duration) int {
+	lim, err := targets.New(c)
+	if err != nil {
+		return -1
+	}
+	mis := 0
+	for i := 0; i < len(v.rs); {
+		j := i + 1
+		for j < len(v.rs) && v.rs[j].Sent-v.rs[i].Sent <= eps {
+			j++
+		}
+		// A bucket refills while the server works through a cluster: on a
+		// loaded machine it may decide the last of them well after they
+		// arrived. That much disagreement is timing, not capacity.
+		noise := 0
+		if c.Algo == targets.TokenBucket || c.Algo == targets.LeakyShaping {
+			lo, hi := v.rs[i].Sent, v.rs[i].Sent
+			for _, r := range v.rs[i:j] {
+				// A shaper's admitted answers wait out their queue
+				// delay on purpose: only its rejections time the work.
+				if r.Rejected() || c.Algo == targets.TokenBucket {
+					hi = max(hi, r.FirstByte)
+				}
+			}
+			noise = int(c.Rate * (hi - lo).Seconds())
+		}
+		observed, model := map[string]int{}, map[string]int{}
+		for _, r := range v.rs[i:j] {
+			at := v.obs.Start.Add(r.Sent + v.obs.RTT/2 + offset)
+			if lim.Allow(r.Key, at).Allowed {
+				model[r.Key]++
+			}
+			if r.Admitted() {
+				observed[r.Key]++
+			}
+		}
+		for k := range merge(observed, model) {
+			mis += max(abs(observed[k]-model[k])-noise, 0)
+		}
+		i = j
+	}
+	return mis
+}
+
+func merge(a, b map[string]int) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,210 @@
+package refserver
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// exhaust answers n requests and returns the last response.
+func exhaust(h http.Handler, n int) *httptest.ResponseRecorder {
+	var rec *httptest.ResponseRecorder
+	for range n {
+		rec = do(h)
+	}
+	return rec
+}
+
+// A token bucket 1/s of 4: four 200s, then a 429 whose honest Retry-After
+// is 1 s, at a fake clock 500 ms past a whole second.
+const faultBase = "builtin:token_bucket?rate=1/s&burst=4&headers=both&fault="
+
+func TestFaultRetryAfterForms(t *testing.T) {
+	for fault, want := range map[string]func(string) bool{
+		"":                      func(v string) bool { return v == "1" },
+		FaultShortRetryAfter:    func(v string) bool { return v == "1" },
+		FaultLongRetryAfter:     func(v string) bool { return v == "3" }, // 2×1+1
+		FaultNoRetryAfter:       func(v string) bool { return v == "" },
+		FaultDecimalRetryAfter:  func(v string) bool { return v == "1.0" },
+		FaultHTTPDateRetryAfter: func(v string) bool { return v == "Thu, 01 Jan 2026 12:00:02 GMT" }, // 12:00:00.5 + 1 s, rounded up
+		FaultBadDateRetryAfter:  func(v string) bool { return v == "Thu, 01 Jan 2026 12:00:02 UTC" },
+	} {
+		h, _ := fakeClockHandler(t, faultBase+fault)
+		rec := exhaust(h, 5)
+		if rec.Code != 429 {
+			t.Fatalf("%s: status %d", fault, rec.Code)
+		}
+		if got := rec.Header().Get("Retry-After"); !want(got) {
+			t.Errorf("fault %q: Retry-After %q", fault, got)
+		}
+	}
+}
+
+// short-retry-after says 1 s even when the wait is longer.
+func TestFaultShortRetryAfterUnderstates(t *testing.T) {
+	h, _ := fakeClockHandler(t, "builtin:fixed_window?limit=2&window=10s&align=first&fault=short-retry-after")
+	rec := exhaust(h, 3)
+	if rec.Code != 429 || rec.Header().Get("Retry-After") != "1" {
+		t.Fatalf("%d Retry-After %q, want 429 and 1 (the real wait is 10 s)", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	if !strings.Contains(rec.Body.String(), "retry in 10 s") {
+		t.Fatalf("the body should still tell the truth: %s", rec.Body.String())
+	}
+}
+
+func TestFaultStatusBodyAndCache(t *testing.T) {
+	h, _ := fakeClockHandler(t, faultBase+"status-503,no-problem-json,cacheable-429")
+	if rec := do(h); rec.Header().Get("Cache-Control") != "" || rec.Code != 200 {
+		t.Fatalf("a success must not change: %d %v", rec.Code, rec.Header())
+	}
+	rec := exhaust(h, 4)
+	if rec.Code != 503 {
+		t.Fatalf("status %d, want 503", rec.Code)
+	}
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") || rec.Body.String() != "Service Unavailable\n" {
+		t.Fatalf("body %q (%s)", rec.Body.String(), ct)
+	}
+	if cc := rec.Header().Get("Cache-Control"); cc != "max-age=60" {
+		t.Fatalf("Cache-Control %q", cc)
+	}
+	// status-503 alone keeps a consistent problem body.
+	h, _ = fakeClockHandler(t, faultBase+"status-503")
+	rec = exhaust(h, 5)
+	if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"status":503`) || rec.Header().Get("Cache-Control") != "no-store" {
+		t.Fatalf("status-503: %d %s %v", rec.Code, rec.Body.String(), rec.Header())
+	}
+}
+
+func TestFaultQuotaHeaders(t *testing.T) {
+	h, now := fakeClockHandler(t, faultBase+"lie-remaining,limit-lie")
+	for i := 1; i <= 4; i++ {
+		rec := do(h)
+		// limit 4 → advertised 2; Remaining never below ceil(4/2) = 2.
+		rem := max(4-i, 2)
+		if got := rec.Header().Get("X-RateLimit-Remaining"); got != strconv.Itoa(rem) {
+			t.Fatalf("request %d: X-RateLimit-Remaining %s, want %d", i, got, rem)
+		}
+		if got := rec.Header().Get("RateLimit"); !strings.Contains(got, ";r="+strconv.Itoa(rem)+";") {
+			t.Fatalf("request %d: RateLimit %q", i, got)
+		}
+		if rec.Header().Get("X-RateLimit-Limit") != "2" || !strings.Contains(rec.Header().Get("RateLimit-Policy"), ";q=2;") {
+			t.Fatalf("request %d: limit-lie %v", i, rec.Header())
+		}
+	}
+	if rec := do(h); rec.Code != 429 || rec.Header().Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("the rejection itself says 0: %d %v", rec.Code, rec.Header())
+	}
+
+	h, now = fakeClockHandler(t, faultBase+"reset-past")
+	rec := do(h)
+	if got, want := rec.Header().Get("X-RateLimit-Reset"), strconv.FormatInt(now.Add(-time.Minute).Unix(), 10); got != want {
+		t.Fatalf("reset-past: %s, want %s", got, want)
+	}
+	h, now = fakeClockHandler(t, faultBase+"reset-epoch-ms")
+	rec = do(h)
+	// One token used: whole again 1 s later.
+	if got, want := rec.Header().Get("X-RateLimit-Reset"), strconv.FormatInt(now.Add(time.Second).UnixMilli(), 10); got != want {
+		t.Fatalf("reset-epoch-ms: %s, want %s", got, want)
+	}
+	h, now = fakeClockHandler(t, faultBase+"reset-past,reset-epoch-ms")
+	rec = do(h)
+	if got, want := rec.Header().Get("X-RateLimit-Reset"), strconv.FormatInt(now.Add(-time.Minute).Unix()*1000, 10); got != want {
+		t.Fatalf("reset-past in ms: %s, want %s", got, want)
+	}
+
+	h, _ = fakeClockHandler(t, faultBase+"no-quota-on-success")
+	rec = do(h)
+	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit", "RateLimit-Policy"} {
+		if rec.Header().Get(name) != "" {
+			t.Fatalf("no-quota-on-success: %s on a 200", name)
+		}
+	}
+	if rec = exhaust(h, 4); rec.Code != 429 || rec.Header().Get("X-RateLimit-Remaining") != "0" || rec.Header().Get("RateLimit") == "" {
+		t.Fatalf("no-quota-on-success: the 429 keeps its fields: %v", rec.Header())
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	opt, err := ParseBuiltin("builtin:token_bucket?fault=lie-remaining,%20short-retry-after&fault=cacheable-429&fault=lie-remaining")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := opt.Fault.String(); got != "lie-remaining,short-retry-after,cacheable-429" {
+		t.Fatalf("faults %q", got)
+	}
+	for spec, msg := range map[string]string{
+		"builtin:token_bucket?fault=lies":                                     `fault "lies"`,
+		"builtin:token_bucket?fault=short-retry-after,long-retry-after":       "cannot be combined",
+		"builtin:token_bucket?fault=no-retry-after&fault=decimal-retry-after": "cannot be combined",
+	} {
+		if _, err := ParseBuiltin(spec); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want %q", spec, err, msg)
+		}
+	}
+	if !slicesEqual(OptionNames[len(OptionNames)-1:], []string{"fault"}) {
+		t.Errorf("OptionNames %v lacks fault", OptionNames)
+	}
+	for _, n := range FaultNames() {
+		if FaultDoc(n) == "" {
+			t.Errorf("fault %s has no doc", n)
+		}
+	}
+}
+
+func slicesEqual(a, b []string) bool { return strings.Join(a, ",") == strings.Join(b, ",") }
+
+// The race fault over-admits a concurrent burst and nothing else.
+func TestFaultRace(t *testing.T) {
+	for _, tc := range []struct {
+		spec      string
+		concurent bool
+		want      func(admitted int) bool
+	}{
+		{"builtin:fixed_window?limit=5&window=1m&align=first", true, func(n int) bool { return n == 5 }},
+		{"builtin:fixed_window?limit=5&window=1m&align=first&fault=race", true, func(n int) bool { return n > 5 }},
+		{"builtin:fixed_window?limit=5&window=1m&align=first&fault=race", false, func(n int) bool { return n == 5 }},
+	} {
+		s, err := StartBuiltin(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := func() int {
+			resp, err := http.Get(s.URL)
+			if err != nil {
+				t.Error(err)
+				return 0
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		admitted := 0
+		if tc.concurent {
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for range 20 {
+				wg.Go(func() {
+					if get() == 200 {
+						mu.Lock()
+						admitted++
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+		} else {
+			for range 20 {
+				if get() == 200 {
+					admitted++
+				}
+			}
+		}
+		s.Close()
+		if !tc.want(admitted) {
+			t.Errorf("%s (concurrent %v): %d admitted of 20", tc.spec, tc.concurent, admitted)
+		}
+	}
+}
