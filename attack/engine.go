@@ -103,7 +103,14 @@ func New(req *Request, opt Options, sinks ...func(*Result)) *Engine {
 // at the time budget, when the request budget is spent, or with parent.
 // Cancelling parent (Ctrl-C) also aborts requests in flight.
 func (e *Engine) Begin(parent context.Context) context.Context {
-	e.start = time.Now()
+	return e.BeginAt(parent, time.Now())
+}
+
+// BeginAt is Begin with offset 0 at start (a time.Now reading taken just
+// before, e.g. the one a results file's header records, so that the header's
+// wall clock and the offsets agree exactly).
+func (e *Engine) BeginAt(parent context.Context, start time.Time) context.Context {
+	e.start = start
 	e.ctx, e.cancel = context.WithTimeout(parent, e.opt.MaxDuration)
 	context.AfterFunc(parent, e.pool.abort)
 	context.AfterFunc(e.ctx, func() {

@@ -17,9 +17,12 @@ type event struct {
 	delay    time.Duration // observed added latency of an admitted request
 	hold     time.Duration // how long the server kept it in flight (concurrency)
 
-	cluster    int  // index of the first event of its near-simultaneous group
-	size       int  // that group's size
-	judgeDelay bool // whether its delay is evidence (see markClusters)
+	cluster    int           // index of the first event of its near-simultaneous group
+	size       int           // that group's size
+	judgeDelay bool          // whether its delay is evidence (see markClusters)
+	noise      time.Duration // delay the machine adds by itself here (see markClusters)
+
+	rejectLatency time.Duration // a rejection's latency above the RTT
 }
 
 // Candidate is one model with parameters and how well it explains the run.
@@ -29,6 +32,10 @@ type Candidate struct {
 	Scored     int // decisions compared
 	Offset     time.Duration
 }
+
+// singletonNoise is the delay a lone request may pick up from a loaded
+// machine before it counts as queueing (a stall of a few scheduler slices).
+const singletonNoise = 25 * time.Millisecond
 
 // delayTolerance is how far an observed queueing delay may be from the
 // model's before it counts as a mismatch: timer slack and scheduling noise
@@ -50,6 +57,8 @@ func (o *Observation) events() []event {
 		ev := event{at: o.arrival(r), key: r.Key, admitted: r.Admitted()}
 		if ev.admitted {
 			ev.delay = max(r.Latency()-service, 0)
+		} else {
+			ev.rejectLatency = max(r.Latency()-o.RTT, 0)
 		}
 		// How long the server held it. A request the model admits but the
 		// server rejected would have been held like an admitted one: the
@@ -90,13 +99,24 @@ func markClusters(evs []event, eps time.Duration) {
 			j++
 		}
 		rejected := false
+		// The slowest rejection shows how late this machine answers
+		// without any queueing (a loaded CPU delays every answer); a lone
+		// request gets a fixed allowance for the same.
+		noise := singletonNoise
+		if j-i > 1 {
+			noise = 0
+		}
 		for k := i; k < j; k++ {
-			rejected = rejected || !evs[k].admitted
+			if !evs[k].admitted {
+				rejected = true
+				noise = max(noise, evs[k].rejectLatency)
+			}
 		}
 		for k := i; k < j; k++ {
 			evs[k].cluster = i
 			evs[k].size = j - i
 			evs[k].judgeDelay = j-i == 1 || rejected
+			evs[k].noise = noise
 		}
 		i = j
 	}
@@ -152,7 +172,7 @@ func replay(evs []event, cfg targets.Config, offset, eps time.Duration) int {
 			mis++
 		case d.Allowed && d.Delay > 0 && (d.Delay-ev.delay).Abs() > delayTolerance(d.Delay):
 			mis++ // the model queues it, and not by that much
-		case d.Allowed && d.Delay == 0 && ev.judgeDelay && ev.delay > delayTolerance(0):
+		case d.Allowed && d.Delay == 0 && ev.judgeDelay && ev.delay > ev.noise+delayTolerance(0):
 			mis++ // held back where the model serves at once
 		}
 	}
@@ -214,7 +234,7 @@ func replayConcurrency(evs []event, lim targets.Limiter, offset, eps time.Durati
 		}
 		if d.Allowed {
 			pending = append(pending, rel{at.Add(ev.hold), ev.key})
-			if ev.admitted && ev.judgeDelay && ev.delay > delayTolerance(0) {
+			if ev.admitted && ev.judgeDelay && ev.delay > ev.noise+delayTolerance(0) {
 				mis++ // a concurrency cap never queues
 			}
 		}

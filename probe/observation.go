@@ -68,3 +68,11 @@ func minRTT(rs []attack.Result) time.Duration {
 	}
 	return max(best, 0)
 }
+
+// NewObservation wraps results recorded elsewhere (an attack profile, a
+// saved results file) so they can be graded or inferred from.
+func NewObservation(start time.Time, rs []attack.Result) *Observation {
+	o := &Observation{Start: start, Results: sortedResults(rs)}
+	o.RTT = minRTT(o.Results)
+	return o
+}

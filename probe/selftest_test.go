@@ -28,7 +28,7 @@ func TestProbeNamesEveryFamily(t *testing.T) {
 // Without any rate-limit headers the inference works from behaviour alone.
 func TestProbeWithoutHeaders(t *testing.T) {
 	for _, spec := range []string{
-		"builtin:token_bucket?rate=20/s&burst=10&headers=none",
+		"builtin:token_bucket?rate=5/s&burst=10&headers=none",
 		"builtin:fixed_window?limit=10&window=1s&headers=none&align=first",
 	} {
 		out, err := ProbeBuiltin(context.Background(), spec, Options{})
