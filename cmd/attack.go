@@ -63,6 +63,8 @@ Profiles:
 		RunE: func(c *cobra.Command, args []string) error { return runAttack(c, &f, args[0]) },
 	}
 	f.register(c)
+	registerTargetFlags(c)
+	registerOutputFlags(c)
 	fs := c.Flags()
 	fs.StringVar(&f.profile, "profile", "", "attack profile: "+strings.Join(attack.Profiles, ", ")+" (required)")
 	fs.StringVar(&f.rate, "rate", "50/s", "steady: request rate (10/s, 600/m) or max")
@@ -146,13 +148,14 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	path := f.outPath("attack")
 	opts := map[string]string{}
 	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
-	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: "attack", Target: spec, URL: tgt.URL, Profile: prof.Name(), Options: opts, Start: time.Now()})
+	start := time.Now() // offset 0 of the run and the header's wall clock
+	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: "attack", Target: spec, URL: tgt.URL, Profile: prof.Name(), Options: opts, Start: start})
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	col := attack.NewCollector(keep)
 	eng := attack.New(req, f.options(), stream.Add, col.Add)
-	runCtx := eng.Begin(ctx)
+	runCtx := eng.BeginAt(ctx, start)
 	rep, runErr := prof.Run(runCtx, eng, col)
 	eng.Finish()
 	notes := eng.Notes()
@@ -169,6 +172,9 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 		return exitWith(ExitUntested, fmt.Errorf("%s: %v (%d requests recorded in %s)", prof.Name(), runErr, s.Requests, path))
 	}
 	rep.Notes = notes
+	if err := writeAttackOutputs(c, spec, path, rep); err != nil {
+		return err
+	}
 	out := c.OutOrStdout()
 	if f.output == "json" {
 		enc := json.NewEncoder(out)

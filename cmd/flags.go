@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -81,9 +82,18 @@ func (f *requestFlags) outPath(command string) string {
 	return fmt.Sprintf("ratecheck-%s-%s.jsonl", command, time.Now().Format("20060102-150405"))
 }
 
-// openTarget starts the target, mapping a bad spec to exit 2.
+// openTarget starts the target with the command's target flags (see
+// registerTargetFlags), mapping a bad spec or nginx config to exit 2 and a
+// target that cannot be started here (nginx not installed) to exit 3.
 func openTarget(c *cobra.Command, spec string) (*launch.Target, error) {
-	t, err := launch.Open(c.Context(), spec)
+	return openTargetCtx(c.Context(), c, spec)
+}
+
+// openTargetCtx is openTarget with the context that stops the target when
+// cancelled (an nginx target is stopped at once).
+func openTargetCtx(ctx context.Context, c *cobra.Command, spec string) (*launch.Target, error) {
+	opt := targetOptions(c)
+	t, err := launch.OpenWith(ctx, spec, opt)
 	if err != nil {
 		var ue *launch.UsageError
 		if errors.As(err, &ue) {
@@ -91,6 +101,7 @@ func openTarget(c *cobra.Command, spec string) (*launch.Target, error) {
 		}
 		return nil, exitWith(ExitUntested, err)
 	}
+	printTargetNotes(c.ErrOrStderr(), t, opt.Keep)
 	return t, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/grade"
 	"github.com/ratecheck/ratecheck/report"
 )
 
@@ -38,8 +39,10 @@ Headers are used only as hints: inference works from behaviour alone.`,
 		RunE: func(c *cobra.Command, args []string) error { return runProbe(c, &f, args[0]) },
 	}
 	f.register(c)
+	registerTargetFlags(c)
 	c.Flags().DurationVar(&f.maxTime, "max-time", probe.DefaultMaxTime, "time budget of the experiment")
 	c.Flags().StringVar(&f.jsonFile, "json", "", "also write the JSON result to this file")
+	registerOutputFlags(c) // --html, --junit (probe keeps its own --json)
 	// A probe's own request budget is smaller than an attack's.
 	_ = c.Flags().Set("max-requests", fmt.Sprint(probe.DefaultMaxRequests))
 	c.Flags().Lookup("max-requests").DefValue = fmt.Sprint(probe.DefaultMaxRequests)
@@ -55,6 +58,7 @@ type probeOutput struct {
 	ElapsedS  float64         `json:"elapsed_s"`
 	Notes     []string        `json:"notes,omitempty"`
 	Results   string          `json:"results_file"`
+	Grade     grade.Report    `json:"grade"`
 }
 
 func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
@@ -76,7 +80,8 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		return err
 	}
 	path := f.outPath("probe")
-	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: "probe", Target: spec, URL: tgt.URL, Start: time.Now()})
+	start := time.Now() // offset 0 of the run and the header's wall clock
+	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: "probe", Target: spec, URL: tgt.URL, Start: start})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -84,7 +89,7 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	opt := f.options()
 	opt.MaxDuration = f.maxTime + 10*time.Second // the plan stops itself; this is the hard stop
 	eng := attack.New(req, opt, stream.Add, col.Add)
-	runCtx := eng.Begin(ctx)
+	runCtx := eng.BeginAt(ctx, start)
 	obs, runErr := probe.Run(runCtx, eng, col, probe.Options{MaxTime: f.maxTime, MaxRequests: f.maxRequests, ScopeKey: f.keyHeader != ""})
 	eng.Finish()
 	notes := append(eng.Notes(), obs.Notes...)
@@ -99,7 +104,8 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		return exitWith(ExitUntested, runErr)
 	}
 	inf := probe.Infer(obs)
-	out := probeOutput{Target: spec, Inference: inf, Requests: len(obs.Results), ElapsedS: eng.Now().Seconds(), Notes: notes, Results: path}
+	g := grade.Grade(obs, inf)
+	out := probeOutput{Target: spec, Inference: inf, Requests: len(obs.Results), ElapsedS: eng.Now().Seconds(), Notes: notes, Results: path, Grade: g}
 	if runErr != nil {
 		out.Notes = append(out.Notes, runErr.Error())
 	}
@@ -107,6 +113,9 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		if err := writeJSONFile(f.jsonFile, out); err != nil {
 			return exitWith(ExitUntested, err)
 		}
+	}
+	if err := writeProbeOutputs(c, spec, tgt.URL, path, obs, inf, out.Notes, out.ElapsedS); err != nil {
+		return err
 	}
 	w := c.OutOrStdout()
 	if f.output == "json" {
@@ -117,6 +126,7 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		}
 	} else {
 		report.Inference(w, spec, inf, out.Requests, out.ElapsedS, out.Notes)
+		report.Grade(w, g)
 	}
 	if inf.Family == probe.Inconclusive {
 		return exitWith(ExitUntested, errors.New(inf.Summary()))

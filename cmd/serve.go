@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -20,13 +21,16 @@ func newServeCmd() *cobra.Command {
 		Long: `serve exposes one of ratecheck's reference limiters over HTTP, answering
 every path. Admitted requests get 200; rejected ones get 429 (or 503) with a
 problem+json body, Retry-After and the chosen quota headers. It prints the
-address it listens on and stops on SIGINT/SIGTERM.
+address it listens on and stops on SIGINT/SIGTERM. --fault breaks one rule
+of that contract on purpose (a lying Remaining, a short Retry-After, ...)
+so a grader can be seen failing; see docs/grading.md.
 
 Algorithms: ` + fmt.Sprint(targets.Families),
 		Example: `  ratecheck serve --algo token_bucket --rate 10/s --burst 20 --addr 127.0.0.1:8080
   ratecheck serve --algo fixed_window --limit 5 --window 2s --addr 127.0.0.1:0
   ratecheck serve --algo leaky_shaping --rate 10/s --burst 5 --status 503 --headers none
-  ratecheck serve --algo concurrency --max-inflight 4 --latency 50ms`,
+  ratecheck serve --algo concurrency --max-inflight 4 --latency 50ms
+  ratecheck serve --algo token_bucket --rate 10/s --burst 20 --fault lie-remaining,short-retry-after`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opt := refserver.DefaultOptions()
@@ -73,5 +77,6 @@ Algorithms: ` + fmt.Sprint(targets.Families),
 	f.String("retry-after", "on", "send Retry-After on rejections: on or off")
 	f.String("scope", "global", "limit key: global, ip or header:NAME")
 	f.String("latency", "0s", "fixed backend delay for admitted requests")
+	f.String("fault", "", "break the response contract on purpose, comma-separated: "+strings.Join(refserver.FaultNames(), ", "))
 	return c
 }

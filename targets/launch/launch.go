@@ -1,25 +1,49 @@
 // Package launch turns a target string into a URL to attack, starting what
-// it names: a builtin: reference server in-process, or (later) an nginx from
-// a config. Plain http(s) URLs pass through.
+// it names: a builtin: reference server in-process, or a real nginx from a
+// config file (nginx:PATH). Plain http(s) URLs pass through.
 package launch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 
+	"github.com/ratecheck/ratecheck/targets/nginx"
 	"github.com/ratecheck/ratecheck/targets/refserver"
+)
+
+// NginxPrefix starts a target string that names an nginx config to run.
+const NginxPrefix = "nginx:"
+
+// Kinds of target.
+const (
+	KindURL     = "url"     // an http(s) URL: ratecheck started nothing
+	KindBuiltin = "builtin" // an in-process reference server, fresh
+	KindNginx   = "nginx"   // an nginx ratecheck started from a config, fresh
 )
 
 // Target is a started target. Close stops whatever was started.
 type Target struct {
-	Spec  string // as the user wrote it
-	URL   string
+	Spec string // as the user wrote it
+	URL  string
+	Kind string // KindURL, KindBuiltin or KindNginx
+	// Notes are what ratecheck rewrote in, or noticed about, the user's
+	// nginx config (nginx.Instance.Notes), each prefixed with FILE:LINE.
+	Notes []string
+	// Dir is an nginx target's private directory (generated nginx.conf,
+	// error.log); it survives Close only with Options.Keep.
+	Dir   string
 	close func() error
 }
 
-// Close stops the target; safe to call on a URL target.
+// Fresh reports whether ratecheck started the target for this run, so no
+// earlier traffic has touched its limiter state.
+func (t *Target) Fresh() bool { return t.Kind != KindURL }
+
+// Close stops the target; safe to call on a URL target and more than once.
 func (t *Target) Close() error {
 	if t.close == nil {
 		return nil
@@ -29,27 +53,85 @@ func (t *Target) Close() error {
 	return c()
 }
 
-// UsageError is a target string the user must fix.
+// UsageError is a target string (or a file it names) the user must fix:
+// exit 2. Every other error from Open means the target could not be started
+// in this environment (nginx not installed, a port not bound): exit 3.
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// Open starts or validates the target spec.
-func Open(_ context.Context, spec string) (*Target, error) {
+// Options configure how targets are started. The zero value is usable.
+type Options struct {
+	// NginxBin is the nginx binary for nginx: targets (a path, or a name
+	// looked up on $PATH). Empty: nginx on $PATH, then /usr/sbin/nginx.
+	NginxBin string
+	// Keep keeps an nginx target's directory (generated nginx.conf,
+	// error.log, stderr.log) after Close, for debugging.
+	Keep bool
+}
+
+// startNginx is nginx.Start; tests replace it.
+var startNginx = nginx.Start
+
+// Open starts or validates the target spec with default Options.
+func Open(ctx context.Context, spec string) (*Target, error) {
+	return OpenWith(ctx, spec, Options{})
+}
+
+// OpenWith starts or validates the target spec. For an nginx: target,
+// cancelling ctx stops nginx as Close does; Close must still be called.
+func OpenWith(ctx context.Context, spec string, opt Options) (*Target, error) {
 	switch {
 	case strings.HasPrefix(spec, refserver.BuiltinPrefix):
 		s, err := refserver.StartBuiltin(spec)
 		if err != nil {
 			return nil, &UsageError{err}
 		}
-		return &Target{Spec: spec, URL: s.URL, close: s.Close}, nil
+		return &Target{Spec: spec, URL: s.URL, Kind: KindBuiltin, close: s.Close}, nil
+	case strings.HasPrefix(spec, NginxPrefix):
+		return openNginx(ctx, spec, opt)
 	case strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://"):
 		u, err := url.Parse(spec)
 		if err != nil || u.Host == "" {
 			return nil, &UsageError{fmt.Errorf("target %q is not a valid URL: write e.g. http://127.0.0.1:8080/", spec)}
 		}
-		return &Target{Spec: spec, URL: spec}, nil
+		return &Target{Spec: spec, URL: spec, Kind: KindURL}, nil
 	}
-	return nil, &UsageError{fmt.Errorf("target %q: use an http(s) URL or builtin:ALGO?key=value (e.g. builtin:token_bucket?rate=10/s&burst=20)", spec)}
+	return nil, &UsageError{fmt.Errorf("target %q: use an http(s) URL, builtin:ALGO?key=value (e.g. builtin:token_bucket?rate=10/s&burst=20) or nginx:PATH (an nginx config or snippet)", spec)}
+}
+
+func openNginx(ctx context.Context, spec string, opt Options) (*Target, error) {
+	path := strings.TrimPrefix(spec, NginxPrefix)
+	if path == "" {
+		return nil, &UsageError{fmt.Errorf("target %q: name the config file, e.g. nginx:limits.conf", spec)}
+	}
+	// Problems the user must fix come first, before nginx is looked for.
+	if fi, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &UsageError{fmt.Errorf("target %s: no such file %s", spec, path)}
+		}
+		return nil, &UsageError{fmt.Errorf("target %s: %w", spec, err)}
+	} else if fi.IsDir() {
+		return nil, &UsageError{fmt.Errorf("target %s: %s is a directory; name an nginx config file", spec, path)}
+	}
+	if opt.NginxBin != "" {
+		// An explicit --nginx-bin that does not resolve is a flag to fix,
+		// not a missing installation.
+		if _, err := nginx.FindBinary(opt.NginxBin); err != nil {
+			return nil, &UsageError{fmt.Errorf("--nginx-bin: %w", err)}
+		}
+	}
+	inst, err := startNginx(ctx, path, nginx.Options{Bin: opt.NginxBin, Keep: opt.Keep})
+	if err != nil {
+		var ce *nginx.ConfigError
+		if errors.As(err, &ce) {
+			// ConfigError names the user's FILE:LINE itself.
+			return nil, &UsageError{err}
+		}
+		// nginx.ErrNotFound (with its install hint), start-up failures:
+		// the environment, not the target string.
+		return nil, fmt.Errorf("target %s: %w", spec, err)
+	}
+	return &Target{Spec: spec, URL: inst.URL, Kind: KindNginx, Notes: inst.Notes, Dir: inst.Dir, close: inst.Stop}, nil
 }

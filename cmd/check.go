@@ -1,0 +1,610 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/expect"
+	"github.com/ratecheck/ratecheck/probe/grade"
+	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/targets/launch"
+)
+
+type checkFlags struct {
+	requestFlags
+	maxTime  time.Duration
+	expects  []string
+	minGrade string
+	config   string
+	quiet    bool
+}
+
+func newCheckCmd() *cobra.Command {
+	var f checkFlags
+	c := &cobra.Command{
+		Use:   "check TARGET --expect KEY=VALUE... | check --config FILE",
+		Short: "Probe a limiter and fail unless it is what you expect (a CI gate)",
+		Long: `check probes TARGET exactly as 'probe' does, then compares what it found with
+your expectations. Exit 0 when every expectation holds, 1 when any does not
+(each printed with expected and actual), 2 for a usage or config error,
+3 when the target could not be tested (unreachable, inconclusive, or an
+expectation the run could not exercise — a check that ran no experiment never
+passes).
+
+Expectations (--expect, repeatable):
+  family=token_bucket        fixed_window, sliding_log, sliding_counter,
+                             token_bucket, leaky_shaping, concurrency, none
+  rate=10/s±10%              sustained rate (default tolerance ±10%; a window
+                             family's rate is limit/window); also +- or +/-
+  burst=20±2                 bucket capacity / nginx queue (exact by default)
+  limit=100                  a window family's L (or a concurrency cap)
+  window=60s                 a window family's W (default tolerance ±10%)
+  max-inflight=10            a concurrency cap
+  status=429                 every rejection has this status (429,503: either)
+  retry-after=present        Retry-After on every rejection (or absent)
+  scope=per-key              per-key or global (needs --key-header)
+  min-grade=B                the response-contract grade (also --min-grade)
+A value matches when it lies within the tolerance of the expected value,
+allowing for the probe's own ± uncertainty.
+
+--config FILE checks several endpoints: a YAML file (see README "ratecheck
+check"). Unknown keys are errors naming the key and its line.`,
+		Example: `  ratecheck check 'builtin:token_bucket?rate=10/s&burst=20' --expect family=token_bucket --expect 'rate=10/s±10%'
+  ratecheck check http://127.0.0.1:8080/ --expect family=fixed_window --expect limit=100 --expect window=60s --min-grade B
+  ratecheck check --config ratecheck.yaml --html report.html --junit junit.xml`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErr("check takes one TARGET (got %d); to check several, list them in --config FILE", len(args))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error { return runCheck(c, &f, args) },
+	}
+	f.register(c)
+	registerTargetFlags(c)
+	fs := c.Flags()
+	fs.DurationVar(&f.maxTime, "max-time", probe.DefaultMaxTime, "time budget of each probe")
+	fs.StringArrayVarP(&f.expects, "expect", "e", nil, "expectation KEY=VALUE (repeatable), e.g. family=token_bucket, rate=10/s±10%")
+	fs.StringVar(&f.minGrade, "min-grade", "", "fail unless the response-contract grade is at least this letter (A+, A, B, C, D)")
+	fs.StringVar(&f.config, "config", "", "YAML file listing endpoints and their expectations")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr")
+	registerOutputFlags(c)
+	_ = fs.Set("max-requests", fmt.Sprint(probe.DefaultMaxRequests))
+	fs.Lookup("max-requests").DefValue = fmt.Sprint(probe.DefaultMaxRequests)
+	fs.Lookup("max-requests").Changed = false
+	fs.Lookup("out").Usage = "results stream; with several endpoints a PREFIX (PREFIX-1.jsonl, ...) or a DIR/ (default ratecheck-check-TIME[-N].jsonl)"
+	return c
+}
+
+// checkEndpoint is one target with its expectations and request settings.
+type checkEndpoint struct {
+	name    string
+	spec    string
+	line    int // in the config file; 0 from the command line
+	req     requestFlags
+	maxTime time.Duration
+	exps    []expect.Expectation
+}
+
+func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	if f.maxTime <= 0 {
+		return usageErr("--max-time must be positive")
+	}
+	var eps []checkEndpoint
+	switch {
+	case f.config != "" && len(args) > 0:
+		return usageErr("give either a TARGET with --expect or --config FILE, not both")
+	case f.config != "":
+		if len(f.expects) > 0 {
+			return usageErr("--expect goes with a TARGET; in --config, list expectations under each endpoint's expect:")
+		}
+		cfg, err := loadCheckConfig(f.config, f)
+		if err != nil {
+			return err
+		}
+		eps = cfg
+	case len(args) == 1:
+		exps, err := expect.ParseAll(f.expects)
+		if err != nil {
+			return usageErr("--expect: %v", err)
+		}
+		if f.minGrade != "" {
+			e, err := expect.ParseKV(expect.KeyMinGrade, f.minGrade)
+			if err != nil {
+				return usageErr("--min-grade: %v", err)
+			}
+			exps = append(exps, e)
+		}
+		if len(exps) == 0 {
+			return usageErr("check needs at least one --expect KEY=VALUE or --min-grade (see 'ratecheck check --help')")
+		}
+		eps = []checkEndpoint{{spec: args[0], req: f.requestFlags, maxTime: f.maxTime, exps: exps}}
+	default:
+		return usageErr("check needs a TARGET with --expect KEY=VALUE, or --config FILE; see 'ratecheck check --help'")
+	}
+	paths, err := checkOutPaths(f.out, len(eps), time.Now())
+	if err != nil {
+		return usageErr("--out: %v", err)
+	}
+	ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	stderr := c.ErrOrStderr()
+
+	// Start every target before the first request: a bad spec is exit 2
+	// before anything is sent.
+	tgts := make([]*launch.Target, len(eps))
+	defer func() {
+		for _, t := range tgts {
+			if t != nil {
+				_ = t.Close()
+			}
+		}
+	}()
+	for i, ep := range eps {
+		t, err := openTargetCtx(ctx, c, ep.spec)
+		if err != nil {
+			var ee *exitError
+			if errors.As(err, &ee) && ee.code == ExitUsage && ep.line > 0 {
+				return usageErr("%s:%d: target %q: %v", f.config, ep.line, ep.spec, ee.err)
+			}
+			return err
+		}
+		tgts[i] = t
+	}
+
+	doc := report.NewDocument(version, "check", "probe")
+	w := c.OutOrStdout()
+	for i, ep := range eps {
+		if ctx.Err() != nil {
+			doc.Runs = append(doc.Runs, report.Run{Target: ep.spec, Name: ep.name, Kind: "probe", Profile: "probe", Error: "not run: interrupted", Outcome: expect.Untested})
+			continue
+		}
+		if len(eps) > 1 {
+			fmt.Fprintf(stderr, "check: %s (%d of %d)\n", endpointLabel(ep), i+1, len(eps))
+		}
+		prog := report.NewProgress(stderr, progressEnabled(stderr, f.quiet), ep.maxTime)
+		pr, err := execProbe(ctx, prog.Writer(), &ep.req, ep.maxTime, "check", tgts[i], paths[i], prog.Add)
+		prog.Stop()
+		if cerr := tgts[i].Close(); cerr != nil {
+			fmt.Fprintf(stderr, "ratecheck: stopping %s: %v\n", ep.spec, cerr)
+		}
+		var run report.Run
+		if err != nil {
+			var ee *exitError
+			if errors.As(err, &ee) && ee.code == ExitUsage {
+				return err
+			}
+			run = report.Run{Target: ep.spec, Kind: "probe", Profile: "probe", ResultsFile: paths[i], Error: err.Error()}
+			if rec := readResults(paths[i]); rec != nil {
+				run.Results = report.SortResults(rec.Results)
+				run.Summary = report.Summarize(run.Results)
+				run.Start, run.URL = rec.Header.Start, rec.Header.URL
+			}
+			// Nothing was decided: every expectation is untested.
+			for _, e := range ep.exps {
+				run.Expectations = append(run.Expectations, expect.Outcome{Expectation: e.Text, Key: e.Key, Expected: e.Expected(),
+					Actual: "not tested", Result: expect.Untested, Note: err.Error()})
+			}
+		} else {
+			run = report.ProbeRun(pr.Spec, pr.URL, pr.Obs, pr.Inf, pr.ElapsedS, pr.Notes)
+			g := pr.Grade
+			run.Grade = &g
+			run.ResultsFile = pr.Path
+			run.Expectations = expect.Evaluate(ep.exps, expect.FactsFrom(pr.Obs, pr.Inf, g.Letter))
+		}
+		run.Name = ep.name
+		run.Outcome = expect.Verdict(run.Expectations)
+		doc.Runs = append(doc.Runs, run)
+		if f.output == "text" {
+			printCheckRun(w, &run)
+		}
+	}
+	doc.Outcome = checkOutcome(doc.Runs)
+	if ctx.Err() != nil {
+		doc.Outcome = expect.Untested // interrupted: no verdict (see checkExit)
+	}
+	if f.output == "json" {
+		if err := report.WriteJSON(w, doc); err != nil {
+			return err
+		}
+	}
+	if err := outputFilesOf(c).write(c, doc); err != nil {
+		return err
+	}
+	return checkExit(ctx.Err() != nil, doc)
+}
+
+func endpointLabel(ep checkEndpoint) string {
+	if ep.name != "" {
+		return ep.name + " (" + ep.spec + ")"
+	}
+	return ep.spec
+}
+
+// checkOutcome is the overall outcome: fail if any endpoint failed, else
+// untested if any was not (fully) tested, else pass.
+func checkOutcome(runs []report.Run) string {
+	out := expect.Pass
+	for _, r := range runs {
+		switch r.Outcome {
+		case expect.Fail:
+			return expect.Fail
+		case expect.Untested:
+			out = expect.Untested
+		}
+	}
+	if len(runs) == 0 {
+		return expect.Untested
+	}
+	return out
+}
+
+// checkExit turns the outcome into the exit code and its one-line message.
+func checkExit(interrupted bool, doc report.Document) error {
+	var failed, untested []string
+	total := 0
+	for _, r := range doc.Runs {
+		for _, o := range r.Expectations {
+			total++
+			label := o.Message()
+			if len(doc.Runs) > 1 {
+				who := r.Target
+				if r.Name != "" {
+					who = r.Name
+				}
+				label = who + ": " + label
+			}
+			switch o.Result {
+			case expect.Fail:
+				failed = append(failed, label)
+			case expect.Untested:
+				untested = append(untested, label)
+			}
+		}
+	}
+	switch {
+	case interrupted:
+		// A cut-short probe may get anything wrong: never a verdict.
+		return exitWith(ExitUntested, errors.New("check interrupted: the expectations were not (fully) tested"))
+	case len(failed) > 0:
+		return exitWith(ExitFailed, fmt.Errorf("check failed: %d of %d expectations do not hold: %s", len(failed), total, strings.Join(failed, "; ")))
+	case doc.Outcome != expect.Pass:
+		return exitWith(ExitUntested, fmt.Errorf("check could not test %d of %d expectations: %s", len(untested), total, strings.Join(untested, "; ")))
+	}
+	return nil
+}
+
+// printCheckRun prints one endpoint's verdict, grade and expectations.
+func printCheckRun(w io.Writer, r *report.Run) {
+	head := r.Target
+	if r.Name != "" {
+		head = r.Name + ": " + r.Target
+	}
+	fmt.Fprintln(w, head)
+	switch {
+	case r.Error != "":
+		fmt.Fprintf(w, "  could not be tested: %s\n", r.Error)
+	case r.Inference != nil:
+		fmt.Fprintf(w, "  %s  (confidence %.2f; %d requests in %.1f s)\n", r.Inference.Summary(), r.Inference.Confidence, r.Summary.Requests, r.ElapsedS)
+	}
+	if g := r.Grade; g != nil {
+		if g.Letter == grade.NotGraded {
+			fmt.Fprintf(w, "  grade: %s (%s)\n", g.Letter, g.Note)
+		} else {
+			fmt.Fprintf(w, "  grade: %s (score %d/100, rubric v%s)\n", g.Letter, g.Score, g.RubricVersion)
+		}
+		for _, cp := range g.Caps {
+			fmt.Fprintf(w, "    capped at %s\n", cp)
+		}
+	}
+	printExpectations(w, r)
+	fmt.Fprintln(w)
+}
+
+// printExpectations prints a run's expectations as a table and a tally.
+func printExpectations(w io.Writer, r *report.Run) {
+	rows := make([][]string, 0, len(r.Expectations))
+	for _, o := range r.Expectations {
+		actual := o.Actual
+		if o.Note != "" {
+			actual += " (" + o.Note + ")"
+		}
+		rows = append(rows, []string{resultWord(o.Result), o.Expectation, o.Expected, actual})
+	}
+	_ = report.Table(w, []string{"result", "expectation", "expected", "actual"}, rows)
+	p, fl, u := expect.Tally(r.Expectations)
+	fmt.Fprintf(w, "%s: %d passed, %d failed, %d untested\n", strings.ToUpper(r.Outcome), p, fl, u)
+}
+
+func resultWord(r string) string {
+	switch r {
+	case expect.Pass:
+		return "✓ pass"
+	case expect.Fail:
+		return "✗ FAIL"
+	}
+	return "? untested"
+}
+
+// checkOutPaths names each endpoint's results file: one endpoint writes
+// --out as given (default ratecheck-check-TIME.jsonl); several write
+// PREFIX-N.jsonl, or DIR/ratecheck-check-TIME-N.jsonl for a directory.
+func checkOutPaths(out string, n int, now time.Time) ([]string, error) {
+	base := "ratecheck-check-" + now.Format("20060102-150405")
+	if n == 1 {
+		switch {
+		case out == "":
+			return []string{base + ".jsonl"}, nil
+		case strings.HasSuffix(out, "/"):
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return nil, err
+			}
+			return []string{filepath.Join(out, base+".jsonl")}, nil
+		}
+		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+			return []string{filepath.Join(out, base+".jsonl")}, nil
+		}
+		return []string{out}, nil
+	}
+	prefix := base
+	switch {
+	case out == "":
+	case strings.HasSuffix(out, "/"):
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, err
+		}
+		prefix = filepath.Join(out, base)
+	default:
+		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+			prefix = filepath.Join(out, base)
+		} else {
+			prefix = strings.TrimSuffix(out, ".jsonl")
+		}
+	}
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("%s-%d.jsonl", prefix, i+1)
+	}
+	return paths, nil
+}
+
+// checkConfig is the --config file.
+type checkConfig struct {
+	// Defaults for every endpoint.
+	MaxTime     time.Duration    `yaml:"max_time"`
+	MaxRequests int              `yaml:"max_requests"`
+	Timeout     time.Duration    `yaml:"timeout"`
+	MinGrade    string           `yaml:"min_grade"`
+	Endpoints   []configEndpoint `yaml:"endpoints"`
+}
+
+type configEndpoint struct {
+	Name        string        `yaml:"name"`
+	Target      string        `yaml:"target"`
+	Method      string        `yaml:"method"`
+	Headers     []string      `yaml:"headers"`
+	Body        string        `yaml:"body"`
+	KeyHeader   string        `yaml:"key_header"`
+	Timeout     time.Duration `yaml:"timeout"`
+	MaxTime     time.Duration `yaml:"max_time"`
+	MaxRequests int           `yaml:"max_requests"`
+	MinGrade    string        `yaml:"min_grade"`
+	Expect      yaml.Node     `yaml:"expect"`
+}
+
+// yamlFieldErr is yaml.v3's message for an unknown key under KnownFields.
+var yamlFieldErr = regexp.MustCompile(`line (\d+): field (.+) not found in type cmd\.(\w+)`)
+
+// loadCheckConfig reads the --config file into endpoints; every problem is
+// a usage error naming the file, the line and the key.
+func loadCheckConfig(path string, f *checkFlags) ([]checkEndpoint, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageErr("--config: %v", err)
+	}
+	cfg, lines, err := parseCheckConfig(path, data)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	var eps []checkEndpoint
+	for i, ce := range cfg.Endpoints {
+		line := lines[i]
+		at := func(l int) string { return fmt.Sprintf("%s:%d", path, l) }
+		if strings.TrimSpace(ce.Target) == "" {
+			return nil, usageErr("%s: endpoint %d has no target: (a URL, builtin:... or nginx:PATH)", at(line), i+1)
+		}
+		ep := checkEndpoint{name: ce.Name, spec: ce.Target, line: line, req: f.requestFlags, maxTime: f.maxTime}
+		ep.req.out = ""
+		// File defaults, then the endpoint's own settings.
+		if cfg.MaxTime > 0 {
+			ep.maxTime = cfg.MaxTime
+		}
+		if cfg.MaxRequests > 0 {
+			ep.req.maxRequests = cfg.MaxRequests
+		}
+		if cfg.Timeout > 0 {
+			ep.req.timeout = cfg.Timeout
+		}
+		if ce.Method != "" {
+			ep.req.method = ce.Method
+		}
+		if ce.Headers != nil {
+			ep.req.headers = slices.Concat(f.headers, ce.Headers)
+		}
+		if ce.Body != "" {
+			ep.req.body = ce.Body
+		}
+		if ce.KeyHeader != "" {
+			ep.req.keyHeader = ce.KeyHeader
+		}
+		if ce.Timeout > 0 {
+			ep.req.timeout = ce.Timeout
+		}
+		if ce.MaxTime > 0 {
+			ep.maxTime = ce.MaxTime
+		}
+		if ce.MaxRequests > 0 {
+			ep.req.maxRequests = ce.MaxRequests
+		}
+		if ce.MaxTime < 0 || ce.MaxRequests < 0 || ce.Timeout < 0 {
+			return nil, usageErr("%s: max_time, max_requests and timeout must be positive", at(line))
+		}
+		if err := ep.req.validate(); err != nil {
+			return nil, usageErr("%s: %v", at(line), err)
+		}
+		ep.exps, err = configExpectations(path, &ce.Expect)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		mg := ce.MinGrade
+		if mg == "" {
+			mg = cfg.MinGrade
+		}
+		if mg == "" {
+			mg = f.minGrade
+		}
+		if mg != "" {
+			e, err := expect.ParseKV(expect.KeyMinGrade, mg)
+			if err != nil {
+				return nil, usageErr("%s: min_grade: %v", at(line), err)
+			}
+			ep.exps = append(ep.exps, e)
+		}
+		if len(ep.exps) == 0 {
+			return nil, usageErr("%s: endpoint %s has no expectations: add expect: (family: token_bucket, rate: 10/s±10%%, ...) or min_grade:", at(line), endpointLabel(ep))
+		}
+		eps = append(eps, ep)
+	}
+	return eps, nil
+}
+
+// parseCheckConfig decodes the YAML strictly and returns the line of each
+// endpoint.
+func parseCheckConfig(path string, data []byte) (checkConfig, []int, error) {
+	var cfg checkConfig
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		if errors.Is(err, io.EOF) {
+			return cfg, nil, fmt.Errorf("%s: empty config: list endpoints: with a target: and expect: each", path)
+		}
+		return cfg, nil, configError(path, err)
+	}
+	if len(cfg.Endpoints) == 0 {
+		return cfg, nil, fmt.Errorf("%s: no endpoints: list them under endpoints:, each with a target: and expect:", path)
+	}
+	// The lines of the endpoints, for messages about them.
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root)
+	lines := make([]int, len(cfg.Endpoints))
+	if len(root.Content) > 0 {
+		m := root.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == "endpoints" {
+				for j, item := range m.Content[i+1].Content {
+					if j < len(lines) {
+						lines[j] = item.Line
+					}
+				}
+			}
+		}
+	}
+	return cfg, lines, nil
+}
+
+// configError rewrites yaml.v3's errors as FILE:LINE: messages that name
+// the unknown key and list the known ones.
+func configError(path string, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := regexp.MustCompile(`^line (\d+): (.*)$`).FindStringSubmatch(msg); m != nil {
+			return fmt.Errorf("%s:%s: %s", path, m[1], m[2])
+		}
+		return fmt.Errorf("%s: %s", path, msg)
+	}
+	var msgs []string
+	for _, e := range te.Errors {
+		if m := yamlFieldErr.FindStringSubmatch(e); m != nil {
+			where, known := "at the top level", "max_time, max_requests, timeout, min_grade, endpoints"
+			if m[3] == "configEndpoint" {
+				where, known = "in an endpoint", "name, target, method, headers, body, key_header, timeout, max_time, max_requests, min_grade, expect"
+			}
+			msgs = append(msgs, fmt.Sprintf("%s:%s: unknown key %q %s (known: %s)", path, m[1], m[2], where, known))
+			continue
+		}
+		if m := regexp.MustCompile(`^line (\d+): (.*)$`).FindStringSubmatch(e); m != nil {
+			msgs = append(msgs, fmt.Sprintf("%s:%s: %s", path, m[1], m[2]))
+			continue
+		}
+		msgs = append(msgs, path+": "+e)
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+// configExpectations reads an endpoint's expect: — a mapping (family:
+// token_bucket) or a list of KEY=VALUE strings.
+func configExpectations(path string, n *yaml.Node) ([]expect.Expectation, error) {
+	var out []expect.Expectation
+	switch n.Kind {
+	case 0:
+		return nil, nil
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if v.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%s:%d: expectation %s: the value must be a single word or number", path, v.Line, k.Value)
+			}
+			e, err := expect.ParseKV(k.Value, v.Value)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", path, k.Line, err)
+			}
+			out = append(out, e)
+		}
+	case yaml.SequenceNode:
+		for _, it := range n.Content {
+			if it.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%s:%d: a list under expect: holds KEY=VALUE strings", path, it.Line)
+			}
+			e, err := expect.Parse(it.Value)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", path, it.Line, err)
+			}
+			out = append(out, e)
+		}
+	default:
+		return nil, fmt.Errorf("%s:%d: expect: must be a mapping (family: token_bucket) or a list of KEY=VALUE", path, n.Line)
+	}
+	return out, nil
+}
+
+// progressEnabled says whether to draw the progress line: stderr is a
+// terminal and not --quiet.
+func progressEnabled(stderr io.Writer, quiet bool) bool {
+	if quiet {
+		return false
+	}
+	f, ok := stderr.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

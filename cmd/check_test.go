@@ -1,0 +1,263 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// runCmd runs the command line in-process with a hard time limit.
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code = run(ctx, args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const tb20 = "builtin:token_bucket?rate=10/s&burst=20"
+
+// The issue's acceptance examples for check, through the real command, each
+// a real probe of a built-in limiter on loopback (about 3 s).
+func TestCheckPassesWhenExpectationsHold(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCmd(t, "check", tb20, "--expect", "family=token_bucket", "--expect", "rate=10/s±10%", "--expect", "burst=20±2",
+		"--out", filepath.Join(dir, "r.jsonl"), "--junit", filepath.Join(dir, "j.xml"), "--html", filepath.Join(dir, "r.html"), "--json", filepath.Join(dir, "r.json"))
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "PASS: 3 passed, 0 failed, 0 untested") || !strings.Contains(out, "rate=10/s±10%") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	var j struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "j.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(b, &j); err != nil || j.Tests < 4 || j.Failures != 0 || j.Errors != 0 {
+		t.Errorf("junit %+v (%v)", j, err)
+	}
+	var d struct {
+		SchemaVersion int    `json:"schema_version"`
+		Command       string `json:"command"`
+		Outcome       string `json:"outcome"`
+		Runs          []struct {
+			Expectations []struct{ Result string } `json:"expectations"`
+		} `json:"runs"`
+	}
+	b, _ = os.ReadFile(filepath.Join(dir, "r.json"))
+	if err := json.Unmarshal(b, &d); err != nil || d.SchemaVersion != 1 || d.Command != "check" || d.Outcome != "pass" || len(d.Runs) != 1 || len(d.Runs[0].Expectations) != 3 {
+		t.Errorf("json %+v (%v)", d, err)
+	}
+	if h, err := os.ReadFile(filepath.Join(dir, "r.html")); err != nil || !bytes.Contains(h, []byte(`data-outcome="pass"`)) {
+		t.Errorf("html: %v", err)
+	}
+}
+
+func TestCheckFailsNamingTheMismatch(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCmd(t, "check", tb20, "--expect", "family=fixed_window", "--out", filepath.Join(dir, "r.jsonl"))
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, want := range []string{"family=fixed_window: expected fixed_window, actual token_bucket"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if !strings.Contains(out, "✗ FAIL") || !strings.Contains(out, "fixed_window") {
+		t.Errorf("stdout:\n%s", out)
+	}
+}
+
+func TestCheckUntestedIsExit3(t *testing.T) {
+	dir := t.TempDir()
+	// No second key was sent, so the scope cannot be known: never a pass.
+	code, out, errs := runCmd(t, "check", tb20, "--expect", "family=token_bucket", "--expect", "scope=per-key", "--out", filepath.Join(dir, "r.jsonl"))
+	if code != ExitUntested || !strings.Contains(errs, "scope=per-key") || !strings.Contains(out, "--key-header") {
+		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	// An unreachable target.
+	code, _, errs = runCmd(t, "check", "http://127.0.0.1:1/", "--expect", "family=token_bucket", "--max-time", "5s", "--timeout", "1s",
+		"--out", filepath.Join(dir, "u.jsonl"), "--junit", filepath.Join(dir, "u.xml"))
+	if code != ExitUntested {
+		t.Fatalf("unreachable: exit %d, want 3\n%s", code, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "u.xml")); err != nil || !bytes.Contains(b, []byte(`type="untested"`)) {
+		t.Errorf("the JUnit file does not report the untested expectation: %v\n%s", err, b)
+	}
+}
+
+func TestCheckUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	typo := write("typo.yaml", "max_time: 20s\nendpoints:\n  - name: api\n    target: '"+tb20+"'\n    expct:\n      family: token_bucket\n")
+	badExpect := write("expect.yaml", "endpoints:\n  - target: '"+tb20+"'\n    expect:\n      family: token_bucket\n      rat: 10/s\n")
+	top := write("top.yaml", "endpoint:\n  - target: x\n")
+	noTarget := write("notarget.yaml", "endpoints:\n  - name: a\n  - name: b\n    target: x\n")
+	noExp := write("noexp.yaml", "endpoints:\n  - target: '"+tb20+"'\n")
+	badSpec := write("badspec.yaml", "endpoints:\n  - target: 'builtin:gcra'\n    expect: [family=token_bucket]\n")
+	badValue := write("badvalue.yaml", "endpoints:\n  - target: '"+tb20+"'\n    expect: [burst=many]\n")
+	syntax := write("syntax.yaml", "endpoints:\n  - target: [\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--config", typo}, `typo.yaml:5: unknown key "expct" in an endpoint`},
+		{[]string{"check", "--config", badExpect}, `expect.yaml:5: unknown expectation key "rat"`},
+		{[]string{"check", "--config", top}, `top.yaml:1: unknown key "endpoint" at the top level`},
+		{[]string{"check", "--config", noTarget}, "notarget.yaml:2: endpoint 1 has no target"},
+		{[]string{"check", "--config", noExp}, "noexp.yaml:2: endpoint " + tb20 + " has no expectations"},
+		{[]string{"check", "--config", badSpec}, `badspec.yaml:2: target "builtin:gcra"`},
+		{[]string{"check", "--config", badValue}, `badvalue.yaml:3: expectation burst=many`},
+		{[]string{"check", "--config", syntax}, "syntax.yaml:"},
+		{[]string{"check", "--config", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		{[]string{"check", tb20}, "at least one --expect"},
+		{[]string{"check"}, "needs a TARGET"},
+		{[]string{"check", tb20, tb20}, "one TARGET"},
+		{[]string{"check", tb20, "--expect", "family"}, "KEY=VALUE"},
+		{[]string{"check", tb20, "--expect", "famly=token_bucket"}, `unknown expectation key "famly"`},
+		{[]string{"check", tb20, "--min-grade", "E"}, "--min-grade"},
+		{[]string{"check", tb20, "--config", typo, "--expect", "family=none"}, "not both"},
+		{[]string{"check", "--config", typo, "--expect", "family=none"}, "--expect goes with a TARGET"},
+	}
+	for _, c := range cases {
+		code, out, errs := runCmd(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q (stdout %q)", c.args, code, errs, c.want, out)
+		}
+		if strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: a usage error is one line, got:\n%s", c.args, errs)
+		}
+	}
+}
+
+func TestCheckConfigSeveralEndpoints(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ratecheck.yaml")
+	body := `max_time: 20s
+endpoints:
+  - name: bucket
+    target: 'builtin:token_bucket?rate=10/s&burst=10'
+    expect:
+      family: token_bucket
+      burst: 10±1
+      retry_after: present
+  - name: window
+    target: 'builtin:fixed_window?limit=10&window=1s&status=503'
+    min_grade: A
+    expect:
+      - family=fixed_window
+      - status=429
+`
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "check", "--config", cfg, "--out", dir+"/", "--json", filepath.Join(dir, "r.json"), "--quiet")
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "bucket: builtin:token_bucket") || !strings.Contains(out, "PASS: 3 passed") ||
+		!strings.Contains(out, "status=429") || !strings.Contains(out, "503 ×") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	var d struct {
+		Outcome string `json:"outcome"`
+		Runs    []struct {
+			Name    string `json:"name"`
+			Outcome string `json:"outcome"`
+		} `json:"runs"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err := json.Unmarshal(b, &d); err != nil || d.Outcome != "fail" || len(d.Runs) != 2 || d.Runs[0].Outcome != "pass" || d.Runs[1].Outcome != "fail" || d.Runs[1].Name != "window" {
+		t.Errorf("json %+v (%v)", d, err)
+	}
+	streams, _ := filepath.Glob(filepath.Join(dir, "ratecheck-check-*-[12].jsonl"))
+	if len(streams) != 2 {
+		t.Errorf("results streams %v, want one per endpoint", streams)
+	}
+}
+
+func TestCheckOutPaths(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	dir := t.TempDir()
+	cases := []struct {
+		out  string
+		n    int
+		want []string
+	}{
+		{"", 1, []string{"ratecheck-check-20260102-030405.jsonl"}},
+		{"x.jsonl", 1, []string{"x.jsonl"}},
+		{dir, 1, []string{filepath.Join(dir, "ratecheck-check-20260102-030405.jsonl")}},
+		{"", 2, []string{"ratecheck-check-20260102-030405-1.jsonl", "ratecheck-check-20260102-030405-2.jsonl"}},
+		{"run.jsonl", 2, []string{"run-1.jsonl", "run-2.jsonl"}},
+		{dir + "/sub/", 2, []string{filepath.Join(dir, "sub", "ratecheck-check-20260102-030405-1.jsonl"), filepath.Join(dir, "sub", "ratecheck-check-20260102-030405-2.jsonl")}},
+	}
+	for _, c := range cases {
+		got, err := checkOutPaths(c.out, c.n, now)
+		if err != nil || strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("checkOutPaths(%q, %d) = %v, %v; want %v", c.out, c.n, got, err, c.want)
+		}
+	}
+}
+
+// The README's --config example and CI workflow stay valid.
+func TestReadmeCheckExamples(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	blocks := map[string]string{}
+	for _, part := range strings.Split(readme, "```yaml\n")[1:] {
+		body, _, _ := strings.Cut(part, "```")
+		switch {
+		case strings.Contains(body, "endpoints:"):
+			blocks["config"] = body
+		case strings.Contains(body, "jobs:"):
+			blocks["ci"] = body
+		}
+	}
+	if blocks["config"] == "" || blocks["ci"] == "" {
+		t.Fatalf("README lacks the --config example or the CI workflow")
+	}
+	f := &checkFlags{requestFlags: requestFlags{method: "GET", timeout: 10 * time.Second, maxRequests: 2000, maxDuration: 2 * time.Minute, output: "text"}, maxTime: time.Minute}
+	path := filepath.Join(t.TempDir(), "ratecheck.yaml")
+	if err := os.WriteFile(path, []byte(blocks["config"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eps, err := loadCheckConfig(path, f)
+	if err != nil {
+		t.Fatalf("README config: %v", err)
+	}
+	if len(eps) != 2 || len(eps[0].exps) != 6 || eps[0].maxTime != 30*time.Second || eps[0].req.method != "POST" ||
+		len(eps[1].exps) != 4 || eps[1].req.keyHeader != "X-Api-Key" {
+		t.Errorf("README config read as %+v", eps)
+	}
+	var wf map[string]any
+	if err := yaml.Unmarshal([]byte(blocks["ci"]), &wf); err != nil || wf["jobs"] == nil {
+		t.Errorf("README workflow: %v", err)
+	}
+	if !strings.Contains(blocks["ci"], "ratecheck check") || !strings.Contains(blocks["ci"], "--html") || !strings.Contains(blocks["ci"], "--junit") {
+		t.Error("the CI workflow should run check and keep the HTML and JUnit reports")
+	}
+}

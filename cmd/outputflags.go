@@ -1,0 +1,214 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/report"
+)
+
+// The report files every command can write: --html, --json, --junit. Each
+// renders the same report.Document (docs/json.md).
+const (
+	flagHTML  = "html"
+	flagJSON  = "json"
+	flagJUnit = "junit"
+	// annReport marks a --json flag registerOutputFlags added (probe and
+	// demo have a --json of their own, which it leaves alone).
+	annReport = "ratecheck/report"
+)
+
+// registerOutputFlags adds --html, --json and --junit to c. A command that
+// already has a --json keeps its own.
+func registerOutputFlags(c *cobra.Command) {
+	fs := c.Flags()
+	fs.String(flagHTML, "", "write a self-contained HTML report (timeline, intervals, latency, checks) to FILE")
+	if fs.Lookup(flagJSON) == nil {
+		fs.String(flagJSON, "", "write the JSON report (schema in docs/json.md) to FILE")
+		_ = fs.SetAnnotation(flagJSON, annReport, []string{"true"})
+	}
+	fs.String(flagJUnit, "", "write JUnit XML (one test case per check and expectation) to FILE")
+}
+
+// outputFiles are the report files a command was asked for.
+type outputFiles struct {
+	html, json, junit string
+}
+
+func (o outputFiles) any() bool { return o.html != "" || o.json != "" || o.junit != "" }
+
+// outputFilesOf reads back the flags registerOutputFlags added.
+func outputFilesOf(c *cobra.Command) outputFiles {
+	var o outputFiles
+	fs := c.Flags()
+	if fl := fs.Lookup(flagHTML); fl != nil {
+		o.html = fl.Value.String()
+	}
+	if fl := fs.Lookup(flagJSON); fl != nil && fl.Annotations[annReport] != nil {
+		o.json = fl.Value.String()
+	}
+	if fl := fs.Lookup(flagJUnit); fl != nil {
+		o.junit = fl.Value.String()
+	}
+	return o
+}
+
+// write renders d into every file asked for. A file that cannot be written
+// is the user's to fix: exit 2, after the others are written.
+func (o outputFiles) write(c *cobra.Command, d report.Document) error {
+	var firstErr error
+	put := func(path string, render func(*bytes.Buffer) error) {
+		if path == "" {
+			return
+		}
+		var buf bytes.Buffer
+		err := render(&buf)
+		if err == nil {
+			err = writeFileAtomic(path, buf.Bytes())
+		}
+		if err != nil {
+			if firstErr == nil {
+				firstErr = usageErr("writing %s: %v", path, err)
+			}
+			return
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "report: %s\n", path)
+	}
+	put(o.html, func(b *bytes.Buffer) error { return report.WriteHTML(b, d) })
+	put(o.json, func(b *bytes.Buffer) error { return report.WriteJSON(b, d) })
+	put(o.junit, func(b *bytes.Buffer) error { return report.WriteJUnit(b, d) })
+	return firstErr
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory, so a reader never sees half a report.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// readResults reads a results stream back; nil when it cannot be read.
+func readResults(path string) *attack.Recorded {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	rec, err := attack.ReadStream(f)
+	if err != nil {
+		return nil
+	}
+	return rec
+}
+
+// writeAttackOutputs writes attack's report files: the profile's verdict
+// and figures from the live run, every request from its results stream.
+func writeAttackOutputs(c *cobra.Command, spec, path string, rep attack.Report) error {
+	o := outputFilesOf(c)
+	if !o.any() {
+		return nil
+	}
+	run := attackRunFromFile(spec, path, rep)
+	return o.write(c, report.NewDocument(version, "attack", rep.Profile, run))
+}
+
+func attackRunFromFile(spec, path string, rep attack.Report) report.Run {
+	var run report.Run
+	if rec := readResults(path); rec != nil {
+		elapsed := 0.0
+		if rec.End != nil {
+			elapsed = float64(rec.End.Elapsed) / 1e9
+		}
+		run = report.AttackRun(spec, rec.Header.URL, rep.Profile, rec.Header.Start, rec.Results, &rep, elapsed, rep.Notes)
+		run.Complete = rec.End != nil
+	} else {
+		run = report.AttackRun(spec, "", rep.Profile, time.Time{}, nil, &rep, 0, append(rep.Notes, "the results stream could not be read back: no per-request detail"))
+	}
+	if rep.Summary.Requests > 0 {
+		run.Summary = rep.Summary // the live run's own figures
+	}
+	run.ResultsFile = path
+	return run
+}
+
+// writeProbeOutputs writes probe's report files from the live observation
+// and inference (graded here).
+func writeProbeOutputs(c *cobra.Command, spec, url, path string, obs *probe.Observation, inf probe.Inference, notes []string, elapsedS float64) error {
+	o := outputFilesOf(c)
+	if !o.any() {
+		return nil
+	}
+	run := report.ProbeRun(spec, url, obs, inf, elapsedS, notes)
+	run.ResultsFile = path
+	return o.write(c, report.NewDocument(version, "probe", "probe", run))
+}
+
+// writeCompareOutputs writes compare's report files: one run per target,
+// side by side. Each target's requests come from its results stream; a
+// --probe target keeps the live inference and is graded here.
+func writeCompareOutputs(c *cobra.Command, out compareOutput) error {
+	o := outputFilesOf(c)
+	if !o.any() {
+		return nil
+	}
+	d := report.NewDocument(version, "compare", out.Experiment)
+	for i := range out.Targets {
+		ct := &out.Targets[i]
+		var run report.Run
+		switch {
+		case ct.Report != nil:
+			run = attackRunFromFile(ct.Target, ct.Results, *ct.Report)
+		case ct.Inference != nil:
+			notes := ct.Notes
+			if rec := readResults(ct.Results); rec != nil {
+				obs := report.ObservationOf(rec.Header.Start, rec.Results, notes)
+				run = report.ProbeRun(ct.Target, rec.Header.URL, obs, *ct.Inference, ct.ElapsedS, notes)
+				run.Complete = rec.End != nil
+			} else {
+				run = report.ProbeRun(ct.Target, "", nil, *ct.Inference, ct.ElapsedS, append(notes, "the results stream could not be read back: no per-request detail"))
+			}
+			run.ResultsFile = ct.Results
+		default:
+			kind := "attack"
+			if out.Experiment == "probe" {
+				kind = "probe"
+			}
+			run = report.Run{Target: ct.Target, Kind: kind, Profile: out.Experiment, ResultsFile: ct.Results, Notes: ct.Notes, Error: ct.Error, ElapsedS: ct.ElapsedS}
+			if rec := readResults(ct.Results); rec != nil {
+				run.Results = report.SortResults(rec.Results)
+				run.Summary = report.Summarize(run.Results)
+				run.Start, run.URL = rec.Header.Start, rec.Header.URL
+			}
+		}
+		d.Runs = append(d.Runs, run)
+	}
+	return o.write(c, d)
+}

@@ -1,0 +1,167 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe/expect"
+	"github.com/ratecheck/ratecheck/report"
+)
+
+func newReportCmd() *cobra.Command {
+	var output string
+	var expects []string
+	c := &cobra.Command{
+		Use:   "report RESULTS... [--html FILE] [--json FILE] [--junit FILE]",
+		Short: "Re-render saved results streams as text, HTML, JSON or JUnit, without touching the target",
+		Long: `report reads one or more results streams (the --out files of attack, probe,
+compare and check) and renders them again: text on stdout, and with --html,
+--json, --junit the same report files the live commands write. Nothing is
+sent to the target.
+
+A probe's stream (probe, check, compare --probe) is inferred and graded again
+from the recorded requests. An attack's stream is summarised and drawn; the
+profile's own verdict and figures are not in the stream, so they appear only
+in reports written by the live run. Several files are shown side by side.
+An interrupted stream (no end record) is rendered up to its last complete
+line, and says so.
+
+--expect KEY=VALUE (repeatable; as in 'ratecheck check') evaluates
+expectations against the recorded probe(s) offline, with check's exit codes.`,
+		Example: `  ratecheck report ratecheck-probe-20261129-190000.jsonl
+  ratecheck report probe.jsonl --html probe.html --junit probe.xml
+  ratecheck report runs/ratecheck-compare-*.jsonl --html compare.html
+  ratecheck report probe.jsonl --expect family=token_bucket --expect 'rate=10/s±10%'`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr("report needs at least one RESULTS file (a .jsonl results stream); see '%s --help'", c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error { return runReport(c, args, output, expects) },
+	}
+	c.Flags().StringVarP(&output, "output", "o", "text", "stdout format: text or json")
+	c.Flags().StringArrayVarP(&expects, "expect", "e", nil, "evaluate an expectation KEY=VALUE against the recorded probe (repeatable)")
+	registerOutputFlags(c)
+	return c
+}
+
+func runReport(c *cobra.Command, paths []string, output string, expects []string) error {
+	if output != "text" && output != "json" {
+		return usageErr("--output %q: use text or json", output)
+	}
+	exps, err := expect.ParseAll(expects)
+	if err != nil {
+		return usageErr("--expect: %v", err)
+	}
+	var runs []report.Run
+	var recs []*attack.Recorded
+	for _, p := range paths {
+		rec, err := readStreamFile(p)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, rec)
+		runs = append(runs, report.FromStream(rec, p))
+	}
+	command, experiment := recs[0].Header.Command, streamExperiment(recs[0].Header)
+	for _, r := range recs[1:] {
+		if r.Header.Command != command {
+			command = "report"
+		}
+		if streamExperiment(r.Header) != experiment {
+			experiment = "mixed"
+		}
+	}
+	doc := report.NewDocument(version, command, experiment, runs...)
+	if len(exps) > 0 {
+		for i := range doc.Runs {
+			r := &doc.Runs[i]
+			if r.Inference == nil {
+				return usageErr("--expect: %s holds an attack (%s), not a probe: there is nothing to compare expectations with", paths[i], r.Profile)
+			}
+			letter := ""
+			if r.Grade != nil {
+				letter = r.Grade.Letter
+			}
+			obs := report.ObservationOf(r.Start, r.Results, nil)
+			r.Expectations = expect.Evaluate(exps, expect.FactsFrom(obs, *r.Inference, letter))
+			r.Outcome = expect.Verdict(r.Expectations)
+		}
+		doc.Outcome = checkOutcome(doc.Runs)
+	}
+	w := c.OutOrStdout()
+	if output == "json" {
+		if err := report.WriteJSON(w, doc); err != nil {
+			return err
+		}
+	} else {
+		for i := range doc.Runs {
+			printReportRun(w, &doc.Runs[i])
+		}
+	}
+	if err := outputFilesOf(c).write(c, doc); err != nil {
+		return err
+	}
+	if len(exps) > 0 {
+		return checkExit(false, doc)
+	}
+	return nil
+}
+
+func readStreamFile(path string) (*attack.Recorded, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	defer f.Close()
+	rec, err := attack.ReadStream(f)
+	if err != nil {
+		return nil, usageErr("%s: %v", path, err)
+	}
+	return rec, nil
+}
+
+func streamExperiment(h attack.StreamHeader) string {
+	if report.IsProbeStream(h) {
+		return "probe"
+	}
+	return h.Profile
+}
+
+// printReportRun prints one run as the live command would, as far as the
+// stream allows.
+func printReportRun(w io.Writer, r *report.Run) {
+	if r.Inference != nil {
+		report.Inference(w, r.Target, *r.Inference, r.Summary.Requests, r.ElapsedS, r.Notes)
+		if r.Grade != nil {
+			report.Grade(w, *r.Grade)
+		}
+	} else {
+		fmt.Fprintf(w, "%s\n", r.Target)
+		s := r.Summary
+		rows := [][]string{
+			{"profile", r.Profile},
+			{"requests", fmt.Sprintf("%d in %.1f s", s.Requests, r.ElapsedS)},
+			{"admitted", fmt.Sprint(s.Admitted)},
+			{"rejected", fmt.Sprint(s.Rejected)},
+			{"errors", fmt.Sprint(s.Errors)},
+			{"latency p50 / p99 / max", fmt.Sprintf("%s / %s / %s", durMS(s.Latency.P50), durMS(s.Latency.P99), durMS(s.Latency.Max))},
+		}
+		_ = report.Table(w, []string{"results", "value"}, rows)
+		report.Verdict(w, r.Verdict, r.Notes)
+	}
+	if len(r.Expectations) > 0 {
+		printExpectations(w, r)
+	}
+	fmt.Fprintln(w)
+}
+
+func durMS(d time.Duration) string {
+	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}

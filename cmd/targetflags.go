@@ -1,0 +1,49 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratecheck/ratecheck/targets/launch"
+)
+
+// Flag names of the target options every traffic-sending command shares.
+const (
+	flagNginxBin = "nginx-bin"
+	flagKeep     = "keep"
+)
+
+// registerTargetFlags adds the flags that say how a target is started
+// (nginx:PATH targets: --nginx-bin, --keep). attack, probe and compare call
+// it; openTarget reads them back by name, so a command without them gets the
+// defaults.
+func registerTargetFlags(c *cobra.Command) {
+	fs := c.Flags()
+	fs.String(flagNginxBin, "", "nginx: targets: the nginx binary (default: nginx on $PATH, then /usr/sbin/nginx)")
+	fs.Bool(flagKeep, false, "nginx: targets: keep the generated nginx.conf and nginx's logs in their temporary directory after the run")
+}
+
+// targetOptions reads the flags registerTargetFlags added, if any.
+func targetOptions(c *cobra.Command) launch.Options {
+	var o launch.Options
+	if fl := c.Flags().Lookup(flagNginxBin); fl != nil {
+		o.NginxBin = fl.Value.String()
+	}
+	if fl := c.Flags().Lookup(flagKeep); fl != nil {
+		o.Keep = fl.Value.String() == "true"
+	}
+	return o
+}
+
+// printTargetNotes tells the user, on stderr, what ratecheck rewrote in an
+// nginx config and where a kept directory is.
+func printTargetNotes(w io.Writer, t *launch.Target, keep bool) {
+	for _, n := range t.Notes {
+		fmt.Fprintf(w, "nginx: %s\n", n)
+	}
+	if keep && t.Dir != "" {
+		fmt.Fprintf(w, "nginx: %s runs from %s (generated nginx.conf, error.log); kept after the run (--keep)\n", t.Spec, t.Dir)
+	}
+}

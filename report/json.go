@@ -1,0 +1,289 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/expect"
+	"github.com/ratecheck/ratecheck/probe/grade"
+)
+
+// SchemaVersion versions the JSON report (docs/json.md). Adding a field
+// keeps the version; renaming, removing or changing the meaning of one
+// bumps it.
+const SchemaVersion = 1
+
+// Document is one report: the runs of one command (attack and probe have
+// one run, compare and check one per target). The JSON, JUnit and HTML
+// renderers all draw from it, and JSON is its serialisation.
+type Document struct {
+	SchemaVersion int    `json:"schema_version"`
+	Tool          string `json:"tool"` // "ratecheck"
+	Version       string `json:"version"`
+	// Command made the runs: attack, probe, compare or check.
+	Command string `json:"command"`
+	// Experiment is what each run was: a profile name, or "probe".
+	Experiment string `json:"experiment"`
+	Runs       []Run  `json:"runs"`
+	// Outcome is the overall result of a check: pass, fail or untested
+	// (see expect.Verdict). Empty for the other commands.
+	Outcome string `json:"outcome,omitempty"`
+}
+
+// Run is one experiment against one target.
+type Run struct {
+	Target  string `json:"target"`         // as the user wrote it
+	URL     string `json:"url,omitempty"`  // what was actually sent to
+	Name    string `json:"name,omitempty"` // check --config: the endpoint's name
+	Kind    string `json:"kind"`           // "attack" or "probe"
+	Profile string `json:"profile,omitempty"`
+	// Start is the wall clock of offset 0; every time in Results is an
+	// offset from it.
+	Start       time.Time `json:"start"`
+	ElapsedS    float64   `json:"elapsed_s"`
+	ResultsFile string    `json:"results_file,omitempty"`
+	// Complete is false when the results stream had no end record (the run
+	// was interrupted).
+	Complete bool           `json:"complete"`
+	Summary  attack.Summary `json:"summary"`
+	// Verdict is the one-line conclusion: an attack profile's verdict or
+	// the inference's summary.
+	Verdict string `json:"verdict,omitempty"`
+	// Metrics are the attack profile's own figures (live runs only: a
+	// results stream does not record them).
+	Metrics      any              `json:"metrics,omitempty"`
+	Inference    *probe.Inference `json:"inference,omitempty"`
+	Grade        *grade.Report    `json:"grade,omitempty"`
+	Expectations []expect.Outcome `json:"expectations,omitempty"`
+	// Outcome is this run's check result: pass, fail or untested.
+	Outcome string   `json:"outcome,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	// Error says why the target could not be tested.
+	Error string `json:"error,omitempty"`
+
+	// Rows are an attack profile's table rows, for text and HTML.
+	Rows [][]string `json:"-"`
+	// Results are every request, ordered by send time, for the HTML
+	// timeline. Not in JSON: the results stream has them.
+	Results []attack.Result `json:"-"`
+	// RTT is the smallest round trip of a decided request: the timing
+	// uncertainty of the arrival estimates.
+	RTT time.Duration `json:"-"`
+}
+
+// NewDocument starts a document for command.
+func NewDocument(version, command, experiment string, runs ...Run) Document {
+	return Document{SchemaVersion: SchemaVersion, Tool: "ratecheck", Version: version, Command: command,
+		Experiment: experiment, Runs: runs}
+}
+
+// WriteJSON writes the document as indented JSON.
+func WriteJSON(w io.Writer, d Document) error {
+	if d.Runs == nil {
+		d.Runs = []Run{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // targets are URLs: keep their & readable
+	return enc.Encode(d)
+}
+
+// SortResults orders results by send time (the stream is written in
+// completion order), then sequence.
+func SortResults(rs []attack.Result) []attack.Result {
+	out := slices.Clone(rs)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Sent != out[j].Sent {
+			return out[i].Sent < out[j].Sent
+		}
+		return out[i].Seq < out[j].Seq
+	})
+	return out
+}
+
+// Summarize recomputes the summary of a set of results, as the engine's
+// collector would have.
+func Summarize(rs []attack.Result) attack.Summary {
+	m := attack.NewMetrics()
+	for i := range rs {
+		m.Add(&rs[i])
+	}
+	return m.Summary()
+}
+
+// ObservationOf rebuilds a probe's observation from recorded results: start
+// from the stream header, results by send time, and the round trip as the
+// smallest latency of a decided request.
+func ObservationOf(start time.Time, rs []attack.Result, notes []string) *probe.Observation {
+	obs := &probe.Observation{Start: start, Results: SortResults(rs), Notes: notes}
+	obs.RTT = minRTT(obs.Results)
+	return obs
+}
+
+func minRTT(rs []attack.Result) time.Duration {
+	best := time.Duration(-1)
+	for i := range rs {
+		r := &rs[i]
+		if r.Error != "" || !(r.Admitted() || r.Rejected()) {
+			continue
+		}
+		if l := r.Latency(); best < 0 || l < best {
+			best = l
+		}
+	}
+	return max(best, 0)
+}
+
+// ProbeRun builds the run of a probe from its observation and inference and
+// grades it. elapsedS ≤ 0 takes the last completion.
+func ProbeRun(target, url string, obs *probe.Observation, inf probe.Inference, elapsedS float64, notes []string) Run {
+	r := Run{Target: target, URL: url, Kind: "probe", Profile: "probe", Complete: true, Notes: notes}
+	i := inf
+	r.Inference = &i
+	r.Verdict = inf.Summary()
+	if obs != nil {
+		r.Start, r.RTT = obs.Start, obs.RTT
+		r.Results = SortResults(obs.Results)
+		g := grade.Grade(obs, inf)
+		r.Grade = &g
+	}
+	r.Summary = Summarize(r.Results)
+	r.ElapsedS = elapsedS
+	if r.ElapsedS <= 0 {
+		r.ElapsedS = lastDone(r.Results).Seconds()
+	}
+	return r
+}
+
+// AttackRun builds the run of an attack profile. rep may be nil when the
+// profile's analysis is not at hand (a results stream read back).
+func AttackRun(target, url, profile string, start time.Time, results []attack.Result, rep *attack.Report, elapsedS float64, notes []string) Run {
+	r := Run{Target: target, URL: url, Kind: "attack", Profile: profile, Start: start, Complete: true,
+		Results: SortResults(results), Notes: notes}
+	r.RTT = minRTT(r.Results)
+	r.Summary = Summarize(r.Results)
+	if rep != nil {
+		r.Verdict, r.Metrics, r.Rows = rep.Verdict, rep.Metrics, rep.Rows
+		if r.Profile == "" {
+			r.Profile = rep.Profile
+		}
+		if len(rep.Notes) > 0 {
+			r.Notes = rep.Notes
+		}
+	}
+	r.ElapsedS = elapsedS
+	if r.ElapsedS <= 0 {
+		r.ElapsedS = lastDone(r.Results).Seconds()
+	}
+	return r
+}
+
+// FromStream builds the run a results stream recorded, without touching the
+// target: a probe's (or compare --probe's) results are inferred and graded
+// again; an attack's are summarised (the profile's verdict and metrics are
+// not in the stream).
+func FromStream(rec *attack.Recorded, path string) Run {
+	h := rec.Header
+	var notes []string
+	elapsed := 0.0
+	if rec.End != nil {
+		notes = slices.Clone(rec.End.Notes)
+		elapsed = time.Duration(rec.End.Elapsed).Seconds()
+	} else {
+		notes = append(notes, "the results stream has no end record: the run was interrupted, and this report covers the requests recorded before that")
+	}
+	if rec.Truncated {
+		notes = append(notes, "the results stream's last line was cut mid-write and is left out")
+	}
+	var r Run
+	if IsProbeStream(h) {
+		obs := ObservationOf(h.Start, rec.Results, notes)
+		r = ProbeRun(h.Target, h.URL, obs, probe.Infer(obs), elapsed, notes)
+	} else {
+		r = AttackRun(h.Target, h.URL, h.Profile, h.Start, rec.Results, nil, elapsed, notes)
+		r.Verdict = fmt.Sprintf("%s profile: %s (re-rendered from the results stream; the profile's own verdict is printed by the live run)", orDash(h.Profile), countsLine(r.Summary))
+	}
+	r.ResultsFile = path
+	r.Complete = rec.End != nil
+	return r
+}
+
+// IsProbeStream reports whether a stream holds a probe experiment: written
+// by probe or check, or by compare --probe.
+func IsProbeStream(h attack.StreamHeader) bool {
+	return h.Command == "probe" || h.Command == "check" || (h.Command == "compare" && h.Profile == "probe")
+}
+
+func lastDone(rs []attack.Result) time.Duration {
+	var d time.Duration
+	for i := range rs {
+		d = max(d, rs[i].Done)
+	}
+	return d
+}
+
+func countsLine(s attack.Summary) string {
+	parts := []string{fmt.Sprintf("%d requests", s.Requests), fmt.Sprintf("%d admitted", s.Admitted), fmt.Sprintf("%d rejected", s.Rejected)}
+	if s.Errors > 0 {
+		parts = append(parts, fmt.Sprintf("%d errors", s.Errors))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// Counts tallies a run's requests by outcome as the timeline draws them.
+type Counts struct {
+	Requests, Admitted, Rejected, Errors, Other int
+}
+
+// CountResults tallies results: admitted (2xx), rejected (429/503/403),
+// errors (no response) and other statuses.
+func CountResults(rs []attack.Result) Counts {
+	var c Counts
+	for i := range rs {
+		c.Requests++
+		switch outcomeOf(&rs[i]) {
+		case outAdmitted:
+			c.Admitted++
+		case outRejected:
+			c.Rejected++
+		case outError:
+			c.Errors++
+		default:
+			c.Other++
+		}
+	}
+	return c
+}
+
+const (
+	outAdmitted = "admitted"
+	outRejected = "rejected"
+	outError    = "error"
+	outOther    = "other"
+)
+
+func outcomeOf(r *attack.Result) string {
+	switch {
+	case r.Error != "":
+		return outError
+	case r.Admitted():
+		return outAdmitted
+	case r.Rejected():
+		return outRejected
+	}
+	return outOther
+}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+func TestJSONRecordedProbe(t *testing.T) {
+	d, rec := probeDoc(t)
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		SchemaVersion int    `json:"schema_version"`
+		Tool          string `json:"tool"`
+		Command       string `json:"command"`
+		Runs          []struct {
+			Target    string `json:"target"`
+			Kind      string `json:"kind"`
+			Complete  bool   `json:"complete"`
+			Summary   struct{ Requests, Admitted, Rejected int }
+			Inference struct {
+				Family   string  `json:"family"`
+				RatePerS float64 `json:"rate_per_s"`
+				Burst    int     `json:"burst"`
+			} `json:"inference"`
+			Grade *struct {
+				Letter string            `json:"letter"`
+				Checks []json.RawMessage `json:"checks"`
+			} `json:"grade"`
+			Results json.RawMessage `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.SchemaVersion != SchemaVersion || got.Tool != "ratecheck" || got.Command != "probe" || len(got.Runs) != 1 {
+		t.Fatalf("%+v", got)
+	}
+	r := got.Runs[0]
+	if r.Kind != "probe" || !r.Complete || r.Summary.Requests != len(rec.Results) || r.Inference.Family != "token_bucket" ||
+		r.Inference.Burst != 10 || r.Inference.RatePerS < 9 || r.Inference.RatePerS > 11 || r.Grade == nil || len(r.Grade.Checks) == 0 {
+		t.Errorf("run %+v", r)
+	}
+	if r.Results != nil {
+		t.Error("the per-request results belong in the results stream, not the report")
+	}
+}
+
+// The frozen document survives a round trip through JSON unchanged: every
+// field has a tag and reads back.
+func TestJSONRoundTrip(t *testing.T) {
+	want, err := os.ReadFile(frozenDocFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, frozenDoc(t)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("%s does not survive a round trip:\n%s", frozenDocFile, buf.String())
+	}
+}
+
+func TestFromStreamAttack(t *testing.T) {
+	rec := &attack.Recorded{
+		Header: attack.StreamHeader{Type: "header", Command: "attack", Profile: "burst", Target: "t", Start: time.Unix(1, 0)},
+		Results: []attack.Result{
+			{Seq: 2, Sent: 2 * time.Millisecond, Done: 3 * time.Millisecond, Status: 429},
+			{Seq: 1, Sent: time.Millisecond, Done: 5 * time.Millisecond, Status: 200},
+		},
+		End: &attack.StreamEnd{Type: "end", Requests: 2, Notes: []string{"n"}, Elapsed: int64(time.Second)},
+	}
+	r := FromStream(rec, "a.jsonl")
+	if r.Kind != "attack" || r.Inference != nil || r.Grade != nil || r.Results[0].Seq != 1 || r.ElapsedS != 1 ||
+		r.Summary.Admitted != 1 || r.Summary.Rejected != 1 || r.RTT != time.Millisecond || !r.Complete || len(r.Notes) != 1 {
+		t.Errorf("%+v", r)
+	}
+	for _, h := range []attack.StreamHeader{{Command: "probe"}, {Command: "check"}, {Command: "compare", Profile: "probe"}} {
+		if !IsProbeStream(h) {
+			t.Errorf("%+v is a probe stream", h)
+		}
+	}
+	if IsProbeStream(attack.StreamHeader{Command: "compare", Profile: "burst"}) {
+		t.Error("compare --profile burst is not a probe")
+	}
+}

@@ -1,0 +1,222 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets/nginx"
+)
+
+// td is a config in the repository's testdata/nginx.
+func td(name string) string { return filepath.Join("..", "..", "testdata", "nginx", name) }
+
+func needNginx(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("nginx targets need a Unix system")
+	}
+	if _, err := nginx.FindBinary(""); err != nil {
+		if errors.Is(err, nginx.ErrNotFound) {
+			t.Skip("nginx is not installed; run scripts/install-nginx.sh to run the live nginx tests")
+		}
+		t.Fatal(err)
+	}
+}
+
+func get(t *testing.T, url string) int {
+	t.Helper()
+	c := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}, Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// procsMentioning lists the processes whose command line contains s (the
+// nginx master's title keeps -p DIR).
+func procsMentioning(s string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// assertStopped checks that nothing of the nginx target is left: no process
+// mentions its directory and the directory is gone.
+func assertStopped(t *testing.T, tg *Target) {
+	t.Helper()
+	if ps := procsMentioning(tg.Dir); len(ps) > 0 {
+		t.Errorf("nginx processes still running for %s: %v", tg.Dir, ps)
+	}
+	if _, err := os.Stat(tg.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("directory %s not removed (stat: %v)", tg.Dir, err)
+	}
+}
+
+func TestOpenNginx(t *testing.T) {
+	needNginx(t)
+	tg, err := OpenWith(context.Background(), "nginx:"+td("burst-nodelay.conf"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Kind != KindNginx || !tg.Fresh() || !strings.HasPrefix(tg.URL, "http://127.0.0.1:") || tg.Dir == "" {
+		t.Fatalf("target %+v", tg)
+	}
+	if ps := procsMentioning(tg.Dir); len(ps) == 0 {
+		t.Fatalf("no nginx running from %s", tg.Dir)
+	}
+	// rate=10r/s burst=5 nodelay: 6 pass, then 503 (sequential requests are
+	// far faster than the 100 ms nginx needs to forgive one).
+	var got []int
+	for range 7 {
+		got = append(got, get(t, tg.URL))
+	}
+	if fmt.Sprint(got) != "[200 200 200 200 200 200 503]" {
+		t.Errorf("statuses %v, want six 200 then 503", got)
+	}
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	assertStopped(t, tg)
+	if err := tg.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestOpenNginxNotes(t *testing.T) {
+	needNginx(t)
+	tg, err := OpenWith(context.Background(), "nginx:"+td("full.conf"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if n := strings.Join(tg.Notes, "\n"); !strings.Contains(n, "full.conf:18: listen") {
+		t.Errorf("notes %q do not mention the rewritten listen", n)
+	}
+}
+
+func TestOpenNginxKeep(t *testing.T) {
+	needNginx(t)
+	tg, err := OpenWith(context.Background(), "nginx:"+td("burst.conf"), Options{Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tg.Dir) })
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ps := procsMentioning(tg.Dir); len(ps) > 0 {
+		t.Errorf("processes left: %v", ps)
+	}
+	if _, err := os.Stat(filepath.Join(tg.Dir, "nginx.conf")); err != nil {
+		t.Errorf("Keep: generated config not kept: %v", err)
+	}
+}
+
+func TestOpenNginxContextCancelStops(t *testing.T) {
+	needNginx(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	tg, err := OpenWith(ctx, "nginx:"+td("burst.conf"), Options{})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	cancel()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(procsMentioning(tg.Dir)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	assertStopped(t, tg)
+}
+
+func TestOpenNginxBadConfigIsUsageError(t *testing.T) {
+	needNginx(t)
+	for conf, line := range map[string]int{"bad.conf": 5, "bad-zone.conf": 6} {
+		_, err := OpenWith(context.Background(), "nginx:"+td(conf), Options{})
+		var ue *UsageError
+		var ce *nginx.ConfigError
+		if !errors.As(err, &ue) || !errors.As(err, &ce) {
+			t.Fatalf("%s: error %T %v, want a UsageError wrapping *nginx.ConfigError", conf, err, err)
+		}
+		if want := fmt.Sprintf("testdata/nginx/%s:%d: nginx rejected", conf, line); !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %q does not contain %q", conf, err, want)
+		}
+	}
+}
+
+func TestOpenNginxUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for spec, want := range map[string]string{
+		"nginx:":                           "name the config file",
+		"nginx:" + filepath.Join(dir, "x"): "no such file",
+		"nginx:" + dir:                     "is a directory",
+		"ftp://example.com/":               "nginx:PATH",
+	} {
+		_, err := OpenWith(context.Background(), spec, Options{})
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want a UsageError containing %q", spec, err, want)
+		}
+	}
+	// An explicit binary that is not there is a flag to fix.
+	_, err := OpenWith(context.Background(), "nginx:"+td("burst.conf"), Options{NginxBin: filepath.Join(dir, "no-nginx")})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--nginx-bin") {
+		t.Errorf("missing --nginx-bin: %v, want a UsageError naming --nginx-bin", err)
+	}
+}
+
+// nginx not installed is the environment, not the user's target: it must not
+// be a UsageError (exit 3, not 2), and the install hint must survive.
+func TestOpenNginxNotInstalled(t *testing.T) {
+	saved := startNginx
+	defer func() { startNginx = saved }()
+	startNginx = func(context.Context, string, nginx.Options) (*nginx.Instance, error) {
+		return nil, nginx.ErrNotFound
+	}
+	_, err := OpenWith(context.Background(), "nginx:"+td("burst.conf"), Options{})
+	var ue *UsageError
+	if err == nil || errors.As(err, &ue) || !errors.Is(err, nginx.ErrNotFound) {
+		t.Fatalf("error %v, want nginx.ErrNotFound and no UsageError", err)
+	}
+	if !strings.Contains(err.Error(), "apt-get install nginx-light") {
+		t.Errorf("error %q lost the install hint", err)
+	}
+}
+
+func TestOpenURLAndBuiltin(t *testing.T) {
+	tg, err := Open(context.Background(), "http://127.0.0.1:1/")
+	if err != nil || tg.Kind != KindURL || tg.Fresh() {
+		t.Fatalf("URL target %+v, %v", tg, err)
+	}
+	tg, err = Open(context.Background(), "builtin:token_bucket?rate=10/s&burst=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if tg.Kind != KindBuiltin || !tg.Fresh() {
+		t.Errorf("builtin target %+v", tg)
+	}
+}
