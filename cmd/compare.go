@@ -304,48 +304,20 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 // compareProbe runs the inference experiment against one target, as probe
 // does.
 func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path string, ct *compareTarget) error {
-	req, err := f.request(t.URL)
+	ct.Results = path
+	run, err := execProbe(ctx, io.Discard, &f.requestFlags, f.maxTime, "compare", t, path)
 	if err != nil {
 		return err
 	}
-	start := time.Now() // offset 0 of the run and the header's wall clock
-	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: "compare", Target: t.Spec, URL: t.URL, Profile: "probe", Start: start})
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	ct.Results = path
-	col := attack.NewCollector(true)
-	opt := f.options()
-	opt.MaxDuration = f.maxTime + 10*time.Second // the plan stops itself; this is the hard stop
-	eng := attack.New(req, opt, stream.Add, col.Add)
-	runCtx := eng.BeginAt(ctx, start)
-	obs, runErr := probe.Run(runCtx, eng, col, probe.Options{MaxTime: f.maxTime, MaxRequests: f.maxRequests, ScopeKey: f.keyHeader != ""})
-	eng.Finish()
-	notes := eng.Notes()
-	if obs != nil {
-		notes = append(notes, obs.Notes...)
-	}
-	if ctx.Err() != nil {
-		notes = append(notes, "interrupted: the results so far are in "+path)
-	}
-	if err := stream.Close(notes, eng.Now()); err != nil {
-		notes = append(notes, fmt.Sprintf("writing %s: %v", path, err))
-	}
-	s := col.Metrics.Summary()
-	ct.Requests, ct.ElapsedS, ct.statuses, ct.Notes = s.Requests, eng.Now().Seconds(), s.Statuses, notes
-	if obs == nil || (runErr != nil && errors.Is(runErr, probe.ErrUnreachable)) {
-		if runErr == nil {
-			runErr = errors.New("the probe returned no observation")
+	s := run.Obs
+	statuses := map[int]int{}
+	for i := range s.Results {
+		if s.Results[i].Error == "" {
+			statuses[s.Results[i].Status]++
 		}
-		return runErr
 	}
-	inf := probe.Infer(obs)
-	ct.Inference = &inf
-	g := grade.Grade(obs, inf)
-	ct.Grade = &g
-	if runErr != nil {
-		ct.Notes = append(ct.Notes, runErr.Error())
-	}
+	ct.Requests, ct.ElapsedS, ct.statuses, ct.Notes = len(s.Results), run.ElapsedS, statuses, run.Notes
+	ct.Inference, ct.Grade = &run.Inf, &run.Grade
 	return nil
 }
 

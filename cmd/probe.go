@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/grade"
 	"github.com/ratecheck/ratecheck/report"
@@ -75,40 +74,12 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		return err
 	}
 	defer tgt.Close()
-	req, err := f.request(tgt.URL)
+	run, err := execProbe(ctx, c.ErrOrStderr(), &f.requestFlags, f.maxTime, "probe", tgt, f.outPath("probe"))
 	if err != nil {
 		return err
 	}
-	path := f.outPath("probe")
-	start := time.Now() // offset 0 of the run and the header's wall clock
-	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: "probe", Target: spec, URL: tgt.URL, Start: start})
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	col := attack.NewCollector(true)
-	opt := f.options()
-	opt.MaxDuration = f.maxTime + 10*time.Second // the plan stops itself; this is the hard stop
-	eng := attack.New(req, opt, stream.Add, col.Add)
-	runCtx := eng.BeginAt(ctx, start)
-	obs, runErr := probe.Run(runCtx, eng, col, probe.Options{MaxTime: f.maxTime, MaxRequests: f.maxRequests, ScopeKey: f.keyHeader != ""})
-	eng.Finish()
-	notes := append(eng.Notes(), obs.Notes...)
-	if ctx.Err() != nil {
-		notes = append(notes, "interrupted: the results so far are in "+path)
-	}
-	if err := stream.Close(notes, eng.Now()); err != nil {
-		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, err)
-	}
-	fmt.Fprintf(c.ErrOrStderr(), "results: %s\n", path)
-	if runErr != nil && errors.Is(runErr, probe.ErrUnreachable) {
-		return exitWith(ExitUntested, runErr)
-	}
-	inf := probe.Infer(obs)
-	g := grade.Grade(obs, inf)
-	out := probeOutput{Target: spec, Inference: inf, Requests: len(obs.Results), ElapsedS: eng.Now().Seconds(), Notes: notes, Results: path, Grade: g}
-	if runErr != nil {
-		out.Notes = append(out.Notes, runErr.Error())
-	}
+	obs, inf, g, path := run.Obs, run.Inf, run.Grade, run.Path
+	out := probeOutput{Target: spec, Inference: inf, Requests: len(obs.Results), ElapsedS: run.ElapsedS, Notes: run.Notes, Results: path, Grade: g}
 	if f.jsonFile != "" {
 		if err := writeJSONFile(f.jsonFile, out); err != nil {
 			return exitWith(ExitUntested, err)
