@@ -65,14 +65,29 @@ Profiles:
 	f.register(c)
 	registerTargetFlags(c)
 	registerOutputFlags(c)
+	f.registerProfileFlags(c, profileDefaults{profileUsage: " (required)", burst: 100, idle: 3 * time.Second})
+	return c
+}
+
+// profileDefaults are where attack and compare differ: compare defaults to
+// a short burst with a recovery tail so that several targets run quickly.
+type profileDefaults struct {
+	profile, profileUsage string
+	burst                 int
+	idle, tail            time.Duration
+}
+
+// registerProfileFlags adds every profile's flags, shared by attack and
+// compare.
+func (f *attackFlags) registerProfileFlags(c *cobra.Command, d profileDefaults) {
 	fs := c.Flags()
-	fs.StringVar(&f.profile, "profile", "", "attack profile: "+strings.Join(attack.Profiles, ", ")+" (required)")
+	fs.StringVar(&f.profile, "profile", d.profile, "attack profile: "+strings.Join(attack.Profiles, ", ")+d.profileUsage)
 	fs.StringVar(&f.rate, "rate", "50/s", "steady: request rate (10/s, 600/m) or max")
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "steady: how long to send")
 	fs.IntVar(&f.conns, "connections", 50, "steady --rate max: closed-loop connections")
-	fs.IntVar(&f.burst, "burst", 100, "burst: requests released at one instant")
-	fs.DurationVar(&f.idle, "idle", 3*time.Second, "burst: idle time before the burst")
-	fs.DurationVar(&f.tail, "tail", 0, "burst: recovery trace length after the burst (0 = none)")
+	fs.IntVar(&f.burst, "burst", d.burst, "burst: requests released at one instant")
+	fs.DurationVar(&f.idle, "idle", d.idle, "burst: idle time before the burst")
+	fs.DurationVar(&f.tail, "tail", d.tail, "burst: recovery trace length after the burst (0 = none)")
 	fs.StringVar(&f.tailRate, "tail-rate", "20/s", "burst: recovery trace rate")
 	fs.IntVar(&f.limit, "limit", 0, "boundary: the limit L (0 = learn from headers or by probing)")
 	fs.DurationVar(&f.window, "window", 0, "boundary: the window W (0 = learn from headers or by probing)")
@@ -83,7 +98,6 @@ Profiles:
 	fs.DurationVar(&f.cap, "cap", 10*time.Second, "backoff: maximum delay")
 	fs.BoolVar(&f.noRA, "no-retry-after", false, "backoff: ignore Retry-After")
 	_ = c.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(attack.Profiles, cobra.ShellCompDirectiveNoFileComp))
-	return c
 }
 
 func (f *attackFlags) buildProfile() (attack.Profile, bool, error) {

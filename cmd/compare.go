@@ -35,11 +35,10 @@ type compareFlags struct {
 // Compare's defaults: a burst small enough to run in a few seconds per
 // target, with a recovery tail so the sustained rate shows.
 const (
-	compareBurst    = 20
-	compareIdle     = time.Second
-	compareTail     = 3 * time.Second
-	compareTailRate = "20/s"
-	compareBetween  = 2 * time.Second
+	compareBurst   = 20
+	compareIdle    = time.Second
+	compareTail    = 3 * time.Second
+	compareBetween = 2 * time.Second
 )
 
 func newCompareCmd() *cobra.Command {
@@ -82,26 +81,10 @@ DIR/ratecheck-compare-TIME-N.jsonl (the default, in the current directory).`,
 	registerOutputFlags(c)
 	fs := c.Flags()
 	fs.Lookup("out").Usage = "results streams: a PREFIX (writes PREFIX-1.jsonl, PREFIX-2.jsonl, ...) or a DIR/ (default ratecheck-compare-TIME-N.jsonl)"
-	fs.StringVar(&f.profile, "profile", "burst", "attack profile: "+strings.Join(attack.Profiles, ", "))
 	fs.BoolVar(&f.probe, "probe", false, "run the inference experiment instead of a profile: compare inferred families and parameters")
 	fs.DurationVar(&f.between, "between", compareBetween, "idle before each http(s) URL target after the first (nginx: and builtin: targets start fresh)")
 	fs.DurationVar(&f.maxTime, "max-time", probe.DefaultMaxTime, "--probe: time budget of each target's experiment")
-	fs.StringVar(&f.rate, "rate", "50/s", "steady: request rate (10/s, 600/m) or max")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "steady: how long to send")
-	fs.IntVar(&f.conns, "connections", 50, "steady --rate max: closed-loop connections")
-	fs.IntVar(&f.burst, "burst", compareBurst, "burst: requests released at one instant")
-	fs.DurationVar(&f.idle, "idle", compareIdle, "burst: idle time before the burst")
-	fs.DurationVar(&f.tail, "tail", compareTail, "burst: recovery trace length after the burst (0 = none)")
-	fs.StringVar(&f.tailRate, "tail-rate", compareTailRate, "burst: recovery trace rate")
-	fs.IntVar(&f.limit, "limit", 0, "boundary: the limit L (0 = learn from headers or by probing)")
-	fs.DurationVar(&f.window, "window", 0, "boundary: the window W (0 = learn from headers or by probing)")
-	fs.DurationVar(&f.gap, "gap", 0, "boundary: poll interval when locating the boundary (0 = W/200)")
-	fs.IntVar(&f.clients, "clients", 50, "storm/backoff: number of clients")
-	fs.IntVar(&f.goal, "goal", 5, "storm/backoff: successes each client wants")
-	fs.DurationVar(&f.base, "base", 100*time.Millisecond, "backoff: base delay")
-	fs.DurationVar(&f.cap, "cap", 10*time.Second, "backoff: maximum delay")
-	fs.BoolVar(&f.noRA, "no-retry-after", false, "backoff: ignore Retry-After")
-	_ = c.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(attack.Profiles, cobra.ShellCompDirectiveNoFileComp))
+	f.registerProfileFlags(c, profileDefaults{profile: "burst", burst: compareBurst, idle: compareIdle, tail: compareTail})
 	return c
 }
 
