@@ -168,10 +168,12 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 		return usageErr("%v", err)
 	}
 	col := attack.NewCollector(keep)
-	eng := attack.New(req, f.options(), stream.Add, col.Add)
+	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxDuration)
+	eng := attack.New(req, f.options(), stream.Add, col.Add, prog.Add)
 	runCtx := eng.BeginAt(ctx, start)
 	rep, runErr := prof.Run(runCtx, eng, col)
 	eng.Finish()
+	prog.Stop()
 	notes := eng.Notes()
 	if ctx.Err() != nil {
 		notes = append(notes, "interrupted: the results so far are in "+path)

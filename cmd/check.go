@@ -30,7 +30,6 @@ type checkFlags struct {
 	expects  []string
 	minGrade string
 	config   string
-	quiet    bool
 }
 
 func newCheckCmd() *cobra.Command {
@@ -81,7 +80,6 @@ check"). Unknown keys are errors naming the key and its line.`,
 	fs.StringArrayVarP(&f.expects, "expect", "e", nil, "expectation KEY=VALUE (repeatable), e.g. family=token_bucket, rate=10/s±10%")
 	fs.StringVar(&f.minGrade, "min-grade", "", "fail unless the response-contract grade is at least this letter (A+, A, B, C, D)")
 	fs.StringVar(&f.config, "config", "", "YAML file listing endpoints and their expectations")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr")
 	registerOutputFlags(c)
 	_ = fs.Set("max-requests", fmt.Sprint(probe.DefaultMaxRequests))
 	fs.Lookup("max-requests").DefValue = fmt.Sprint(probe.DefaultMaxRequests)

@@ -27,6 +27,7 @@ type requestFlags struct {
 	maxDuration time.Duration
 	out         string
 	output      string
+	quiet       bool
 }
 
 func (f *requestFlags) register(c *cobra.Command) {
@@ -42,6 +43,7 @@ func (f *requestFlags) register(c *cobra.Command) {
 	fs.DurationVar(&f.maxDuration, "max-duration", attack.DefaultMaxDuration, "time budget: the run stops after this long")
 	fs.StringVar(&f.out, "out", "", "results stream file (JSON Lines); default ratecheck-COMMAND-TIME.jsonl")
 	fs.StringVarP(&f.output, "output", "o", "text", "stdout format: text or json")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress line on stderr (it is drawn only on a terminal anyway)")
 }
 
 func (f *requestFlags) validate() error {

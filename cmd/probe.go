@@ -74,7 +74,9 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		return err
 	}
 	defer tgt.Close()
-	run, err := execProbe(ctx, c.ErrOrStderr(), &f.requestFlags, f.maxTime, "probe", tgt, f.outPath("probe"))
+	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxTime)
+	run, err := execProbe(ctx, prog.Writer(), &f.requestFlags, f.maxTime, "probe", tgt, f.outPath("probe"), prog.Add)
+	prog.Stop()
 	if err != nil {
 		return err
 	}
