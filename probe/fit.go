@@ -3,6 +3,7 @@ package probe
 import (
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
@@ -23,6 +24,7 @@ type event struct {
 	noise      time.Duration // delay the machine adds by itself here (see markClusters)
 
 	rejectLatency time.Duration // a rejection's latency above the RTT
+	burst         string        // the burst phase it was released in, if any
 }
 
 // Candidate is one model with parameters and how well it explains the run.
@@ -55,6 +57,11 @@ func (o *Observation) events() []event {
 			continue
 		}
 		ev := event{at: o.arrival(r), key: r.Key, admitted: r.Admitted()}
+		if strings.HasPrefix(r.Phase, phaseBurst) {
+			// Released together by design: one cluster however long the
+			// sends took on a loaded machine.
+			ev.burst = r.Phase
+		}
 		if ev.admitted {
 			ev.delay = max(r.Latency()-service, 0)
 		} else {
@@ -95,7 +102,7 @@ func (o *Observation) serviceTime() time.Duration {
 func markClusters(evs []event, eps time.Duration) {
 	for i := 0; i < len(evs); {
 		j := i + 1
-		for j < len(evs) && evs[j].at.Sub(evs[j-1].at) <= eps {
+		for j < len(evs) && (evs[j].at.Sub(evs[j-1].at) <= eps || (evs[j].burst != "" && evs[j].burst == evs[i].burst)) {
 			j++
 		}
 		rejected := false
