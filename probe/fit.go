@@ -162,7 +162,9 @@ func reorderClusters(evs []event) {
 }
 
 // replay runs the events through a fresh model and counts mismatches.
-// eps is the timing uncertainty of a concurrency release.
+// eps is the timing uncertainty of an arrival (and of a concurrency
+// release): a decision that the model makes differently only within eps of
+// it is not a mismatch.
 func replay(evs []event, cfg targets.Config, offset, eps time.Duration) int {
 	lim, err := targets.New(cfg)
 	if err != nil {
@@ -172,8 +174,25 @@ func replay(evs []event, cfg targets.Config, offset, eps time.Duration) int {
 		return replayConcurrency(evs, lim, offset, eps)
 	}
 	mis := 0
+	var prev time.Time
 	for _, ev := range evs {
-		d := lim.Allow(ev.key, ev.at.Add(offset))
+		at := ev.at.Add(offset)
+		var d targets.Decision
+		if ev.admitted {
+			d = lim.Allow(ev.key, at)
+			// Within timing uncertainty of the instant capacity returns:
+			// the server's clock may have been that far ahead of our
+			// estimate, so take the request as arriving then.
+			if !d.Allowed && d.RetryAfter > 0 && d.RetryAfter <= eps {
+				d = lim.Allow(ev.key, at.Add(d.RetryAfter))
+			}
+		} else {
+			// A rejection is judged as early as the uncertainty allows
+			// (capacity only grows with time between decisions), never
+			// before the previous decision.
+			d = lim.Allow(ev.key, later(at.Add(-eps), prev))
+		}
+		prev = later(prev, at)
 		switch {
 		case d.Allowed != ev.admitted:
 			mis++
@@ -477,4 +496,11 @@ func groupStarts(rs []attack.Result, gap time.Duration) []time.Duration {
 	}
 	flush()
 	return starts
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

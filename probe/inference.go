@@ -152,10 +152,13 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	// Wall-aligned families depend on absolute time: allow the arrival
 	// estimate to be off by about half a round trip either way.
 	eps := rtt/2 + time.Millisecond
+	// A decision's timing uncertainty: the server decided somewhere in the
+	// round trip, and schedulers on both sides add a little.
+	unc := rtt + 2*time.Millisecond
 	shifted := []time.Duration{-eps, 0, eps}
 	var fits []familyFit
 	add := func(family string, cfgs []targets.Config, offs []time.Duration) {
-		fits = append(fits, familyFit{family: family, best: fitFamily(evs, cfgs, offs, rtt+2*time.Millisecond)})
+		fits = append(fits, familyFit{family: family, best: fitFamily(evs, cfgs, offs, unc)})
 	}
 	add(targets.None, []targets.Config{{Algo: targets.None}}, zero)
 	var conc []targets.Config
@@ -180,26 +183,38 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	tb, ls := buckets(h.rates)
 	// Coarse then fine: the trace's rate estimate is rough, the replay is
 	// exact, so refine around the best coarse rate in 0.25% steps.
+	// Refine twice around the best rate: 0.25% steps, then 0.02% — a long
+	// trace pins the rate to (timing uncertainty ÷ trace length).
 	refine := func(family string, coarse []targets.Config) {
-		best := fitFamily(evs, coarse, zero, 0)
+		best := fitFamily(evs, coarse, zero, unc)
 		if len(best) == 0 {
 			fits = append(fits, familyFit{family: family})
 			return
 		}
-		var rates []float64
-		for k := -16; k <= 16; k++ {
-			rates = append(rates, best[0].Config.Rate*(1+float64(k)*0.0025))
+		for _, step := range []float64{0.0025, 0.0002} {
+			// Around every distinct rate among the tied best (a few):
+			// ties between rates are common before the grid is fine.
+			var rates []float64
+			seen := map[float64]bool{}
+			for _, c := range best {
+				if len(seen) == 4 || seen[c.Config.Rate] {
+					continue
+				}
+				seen[c.Config.Rate] = true
+				for k := -16; k <= 16; k++ {
+					rates = append(rates, c.Config.Rate*(1+float64(k)*step))
+				}
+			}
+			tbF, lsF := buckets(rates)
+			fine := lsF
+			if family == targets.TokenBucket {
+				fine = tbF
+			}
+			if all := fitFamily(evs, fine, zero, unc); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
+				best = all
+			}
 		}
-		tbF, lsF := buckets(rates)
-		fine := lsF
-		if family == targets.TokenBucket {
-			fine = tbF
-		}
-		all := fitFamily(evs, fine, zero, 0)
-		if len(all) == 0 || all[0].Mismatches > best[0].Mismatches {
-			all = best
-		}
-		fits = append(fits, familyFit{family: family, best: all})
+		fits = append(fits, familyFit{family: family, best: best})
 	}
 	refine(targets.TokenBucket, tb)
 	refine(targets.LeakyShaping, ls)
