@@ -311,7 +311,15 @@ func (o *Observation) hypotheses() hypotheses {
 		burstAdm = countAdmittedIn(o.phase(name))
 	}
 	seen := map[int]bool{}
-	for _, base := range []int{burstAdm, burstAdm + cal} {
+	// A burst that straddled a window boundary admits two windows' worth:
+	// half of it, and the size of the steps in the trace, are limits too.
+	bases := []int{burstAdm, burstAdm + cal, (burstAdm + cal) / 2}
+	for _, g := range admissionRuns(o.phase(phaseTrace)) {
+		if g >= 3 {
+			bases = append(bases, g)
+		}
+	}
+	for _, base := range bases {
 		for d := -3; d <= 3; d++ {
 			if l := base + d; l >= 1 && !seen[l] {
 				seen[l] = true
@@ -503,4 +511,22 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// admissionRuns are the lengths of the runs of consecutive admissions.
+func admissionRuns(rs []attack.Result) []int {
+	var runs []int
+	in := false
+	for i := range rs {
+		switch {
+		case rs[i].Error != "":
+		case rs[i].Admitted() && in:
+			runs[len(runs)-1]++
+		case rs[i].Admitted():
+			runs, in = append(runs, 1), true
+		default:
+			in = false
+		}
+	}
+	return runs
 }

@@ -464,3 +464,25 @@ func TestReportJSON(t *testing.T) {
 		}
 	}
 }
+
+// The server's own headers say a burst spanned a window reset (two
+// X-RateLimit-Reset values one policy window apart) even when the inference
+// was misled by that very burst: the burst is not judged as over-admitting.
+func TestBurstAcrossResetByHeadersAlone(t *testing.T) {
+	b := newBuilder()
+	policy := []string{"ratelimit-policy", `"default";q=5;w=10`}
+	for i, r := range []int{4, 3, 2, 1, 0} {
+		b.add("burst", 100+0.01*float64(i), 200, xq(5, r, resetAt, policy...)...)
+	}
+	for i, r := range []int{4, 3, 2, 1, 0} {
+		b.add("burst", 100.06+0.01*float64(i), 200, xq(5, r, resetAt+10, policy...)...)
+	}
+	misled := probe.Inference{Family: "token_bucket", RatePerS: 1, Burst: 10, Confidence: 0.02}
+	check(t, b.grade(misled), "burst.over-admission", Skip)
+	// One reset value: the same ten admissions are an over-admission.
+	b = newBuilder()
+	for i, r := range []int{4, 3, 2, 1, 0, 4, 3, 2, 1, 0} {
+		b.add("burst", 100+0.01*float64(i), 200, xq(5, r, resetAt, policy...)...)
+	}
+	check(t, b.grade(misled), "burst.over-admission", Fail)
+}

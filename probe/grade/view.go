@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -270,7 +271,11 @@ func (v *view) periodS() float64 {
 // boundary (epoch multiples of the inferred window), where a window family
 // legitimately admits a second quota.
 func (v *view) straddlesWindow(rs []*res) bool {
-	if v.inf.Family != targets.FixedWindow && v.inf.Family != targets.SlidingCounter {
+	if resetsTwice(rs) {
+		return true
+	}
+	// The inference's window only counts when the inference is sure of it.
+	if (v.inf.Family != targets.FixedWindow && v.inf.Family != targets.SlidingCounter) || v.inf.Confidence < 0.5 {
 		return false
 	}
 	w := time.Duration(v.inf.WindowS * float64(time.Second))
@@ -320,3 +325,58 @@ const maxSeqs = 12
 
 // isBurst reports whether a plan phase is a burst released at one instant.
 func isBurst(phase string) bool { return phase == "burst" || strings.HasPrefix(phase, "burst-") }
+
+// resetsTwice reports the server's own word that rs spans a window reset,
+// independent of the inference (which a straddling burst can mislead): the
+// admitted responses carry exactly two X-RateLimit-Reset values one policy
+// window apart, each group counts down without repeating a Remaining, and
+// the later group starts afresh above where the earlier one ended. A token
+// bucket's resets also differ within a burst, but its later-reset group is
+// the emptier one; a racing limiter repeats Remaining values.
+func resetsTwice(rs []*res) bool {
+	groups := map[float64][]*res{}
+	var keys []float64
+	w := int64(0)
+	for _, r := range rs {
+		if pw, ok := r.policyWindow(); ok {
+			w = pw
+		}
+		if !r.admitted() || !r.x.Reset.Present || r.x.Reset.Err != nil || !r.x.Remaining.Present {
+			continue
+		}
+		k := r.x.Reset.Value
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	if len(keys) != 2 || w <= 0 {
+		return false
+	}
+	if keys[0] > keys[1] {
+		keys[0], keys[1] = keys[1], keys[0]
+	}
+	if keys[1]-keys[0] != float64(w) {
+		return false
+	}
+	for _, k := range keys {
+		seen := map[int64]bool{}
+		for _, r := range groups[k] {
+			if seen[r.x.Remaining.Value] {
+				return false
+			}
+			seen[r.x.Remaining.Value] = true
+		}
+	}
+	// A fresh window counts down again from the top: the later group
+	// reaches above the earlier group's lowest value. A bucket's later
+	// (emptier) group stays below it.
+	lowestEarlier, highestLater := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, r := range groups[keys[0]] {
+		lowestEarlier = min(lowestEarlier, r.x.Remaining.Value)
+	}
+	for _, r := range groups[keys[1]] {
+		highestLater = max(highestLater, r.x.Remaining.Value)
+	}
+	return highestLater > lowestEarlier
+}
