@@ -21,7 +21,6 @@ import (
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/probe/grade"
 	"github.com/ratecheck/ratecheck/report"
-	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
 type checkFlags struct {
@@ -147,24 +146,20 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 
 	// Start every target before the first request: a bad spec is exit 2
 	// before anything is sent.
-	tgts := make([]*launch.Target, len(eps))
-	defer func() {
-		for _, t := range tgts {
-			if t != nil {
-				_ = t.Close()
-			}
-		}
-	}()
+	specs := make([]string, len(eps))
 	for i, ep := range eps {
-		t, err := openTargetCtx(ctx, c, ep.spec)
-		if err != nil {
-			var ee *exitError
-			if errors.As(err, &ee) && ee.code == ExitUsage && ep.line > 0 {
-				return usageErr("%s:%d: target %q: %v", f.config, ep.line, ep.spec, ee.err)
-			}
-			return err
+		specs[i] = ep.spec
+	}
+	tgts, closeAll, err := openTargets(ctx, c, specs, func(i int, err error) error {
+		var ee *exitError
+		if ep := eps[i]; errors.As(err, &ee) && ee.code == ExitUsage && ep.line > 0 {
+			return usageErr("%s:%d: target %q: %v", f.config, ep.line, ep.spec, ee.err)
 		}
-		tgts[i] = t
+		return err
+	})
+	defer closeAll()
+	if err != nil {
+		return err
 	}
 
 	doc := report.NewDocument(version, "check", "probe")

@@ -151,18 +151,10 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	// Start every target before sending anything: a bad config or a missing
 	// nginx stops the comparison before it spends minutes on the others.
 	// Idle targets cost nothing, and none sees traffic before its turn.
-	tgts := make([]*launch.Target, len(specs))
-	defer func() {
-		for _, t := range tgts {
-			if t != nil {
-				_ = t.Close()
-			}
-		}
-	}()
-	for i, spec := range specs {
-		if tgts[i], err = openTargetCtx(ctx, c, spec); err != nil {
-			return err
-		}
+	tgts, closeAll, err := openTargets(ctx, c, specs, nil)
+	defer closeAll()
+	if err != nil {
+		return err
 	}
 
 	opts := map[string]string{}

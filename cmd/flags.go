@@ -118,3 +118,29 @@ func rateFlag(name, v string, allowMax bool) (float64, error) {
 	}
 	return r, nil
 }
+
+// openTargets starts every target before any request is sent, so a bad
+// spec or config stops the command before it spends time on the others.
+// where(i, err) may reword target i's error (e.g. with a config line). The
+// returned func closes whatever was started; call it even on error.
+func openTargets(ctx context.Context, c *cobra.Command, specs []string, where func(i int, err error) error) ([]*launch.Target, func(), error) {
+	tgts := make([]*launch.Target, len(specs))
+	closeAll := func() {
+		for _, t := range tgts {
+			if t != nil {
+				_ = t.Close()
+			}
+		}
+	}
+	for i, spec := range specs {
+		t, err := openTargetCtx(ctx, c, spec)
+		if err != nil {
+			if where != nil {
+				err = where(i, err)
+			}
+			return tgts, closeAll, err
+		}
+		tgts[i] = t
+	}
+	return tgts, closeAll, nil
+}

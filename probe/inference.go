@@ -373,3 +373,27 @@ func (o *Observation) undecidedReason() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// Model is the reference limiter this inference names, as a config that
+// targets.New builds: what grading replays against and what reports draw.
+func (inf Inference) Model() (targets.Config, error) {
+	c := targets.Config{Algo: inf.Family}
+	switch inf.Family {
+	case targets.TokenBucket:
+		c.Rate, c.Burst = inf.RatePerS, inf.Burst
+	case targets.LeakyShaping:
+		c.Rate, c.Burst, c.DelayAfter = inf.RatePerS, inf.Burst, inf.Delay
+	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+		c.Limit, c.Window = inf.Limit, time.Duration(inf.WindowS*float64(time.Second))
+		c.Align = targets.AlignWall
+		if inf.Alignment == targets.AlignFirst {
+			c.Align = targets.AlignFirst
+		}
+	case targets.Concurrency:
+		c.MaxInflight = inf.MaxInflight
+	case targets.None:
+	default:
+		return c, fmt.Errorf("no model for %q", inf.Family)
+	}
+	return c, c.Validate()
+}

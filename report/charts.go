@@ -318,25 +318,7 @@ func modelConfig(inf *probe.Inference) (targets.Config, error) {
 	if inf == nil {
 		return targets.Config{}, fmt.Errorf("no inference")
 	}
-	c := targets.Config{Algo: inf.Family}
-	switch inf.Family {
-	case targets.TokenBucket:
-		c.Rate, c.Burst = inf.RatePerS, inf.Burst
-	case targets.LeakyShaping:
-		c.Rate, c.Burst, c.DelayAfter = inf.RatePerS, inf.Burst, inf.Delay
-	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
-		c.Limit, c.Window = inf.Limit, time.Duration(inf.WindowS*float64(time.Second))
-		c.Align = targets.AlignWall
-		if inf.Alignment == targets.AlignFirst {
-			c.Align = targets.AlignFirst
-		}
-	case targets.Concurrency:
-		c.MaxInflight = inf.MaxInflight
-	case targets.None:
-	default:
-		return c, fmt.Errorf("no model for %q", inf.Family)
-	}
-	return c, c.Validate()
+	return inf.Model()
 }
 
 // modelText names a model with its parameters.

@@ -18,23 +18,8 @@ import (
 // it can be replayed (a concurrency cap needs release times; it is compared
 // by number only).
 func (v *view) inferredConfig() (targets.Config, bool) {
-	inf := v.inf
-	c := targets.Config{Algo: inf.Family}
-	switch inf.Family {
-	case targets.TokenBucket:
-		c.Rate, c.Burst = inf.RatePerS, inf.Burst
-	case targets.LeakyShaping:
-		c.Rate, c.Burst, c.DelayAfter = inf.RatePerS, inf.Burst, inf.Delay
-	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
-		c.Limit, c.Window = inf.Limit, time.Duration(inf.WindowS*float64(time.Second))
-		c.Align = targets.AlignWall
-		if inf.Alignment == targets.AlignFirst {
-			c.Align = targets.AlignFirst
-		}
-	default:
-		return c, false
-	}
-	return c, c.Validate() == nil
+	c, err := v.inf.Model()
+	return c, err == nil && c.Algo != targets.Concurrency && c.Algo != targets.None
 }
 
 // withCapacity returns c admitting n at one instant from full.
