@@ -29,6 +29,28 @@ func runProfile(t *testing.T, spec string, p Profile, opt Options) (Report, *Col
 	return runAgainst(t, srv.URL, p, opt)
 }
 
+// rawServer accepts TCP connections on 127.0.0.1 and hands each to handle;
+// when the test ends it stops accepting and closes every connection.
+func rawServer(t *testing.T, handle func(net.Conn)) (addr string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			handle(c)
+		}
+	}()
+	return ln.Addr().String()
+}
+
 func runAgainst(t *testing.T, url string, p Profile, opt Options) (Report, *Collector, string) {
 	t.Helper()
 	req, err := NewRequest("GET", url, nil, "")
@@ -285,22 +307,9 @@ func TestReadStreamKeepsDataBeforeDamagedTail(t *testing.T) {
 // A server that never answers: each request ends at --timeout with a
 // message that says so, and the run still ends by itself.
 func TestHangingServerTimesOut(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // hold it open, say nothing
-		}
-	}()
-	rep, _, _ := runAgainst(t, "http://"+ln.Addr().String()+"/", Steady{Rate: 20, Duration: 100 * time.Millisecond}, Options{Timeout: 300 * time.Millisecond})
-	want := "timeout waiting for " + ln.Addr().String()
+	addr := rawServer(t, func(net.Conn) {}) // hold it open, say nothing
+	rep, _, _ := runAgainst(t, "http://"+addr+"/", Steady{Rate: 20, Duration: 100 * time.Millisecond}, Options{Timeout: 300 * time.Millisecond})
+	want := "timeout waiting for " + addr
 	if rep.Summary.Errors != 2 || rep.Summary.ErrorKinds[want] != 2 {
 		t.Fatalf("errors %v", rep.Summary.ErrorKinds)
 	}

@@ -54,6 +54,10 @@ type BurstMetrics struct {
 	Rejected   int           `json:"rejected"`
 	Errors     int           `json:"errors"`
 	SendSpread time.Duration `json:"send_spread_ns"`
+	// RealtimeRelease: the burst's writes ran at real-time priority, so a
+	// target on the same machine could not preempt them (needs root or
+	// CAP_SYS_NICE; see attack/release.go).
+	RealtimeRelease bool `json:"realtime_release"`
 	// DelayThreshold is the added latency above which an admitted request
 	// counted as delayed in this run.
 	DelayThreshold time.Duration `json:"delay_threshold_ns"`
@@ -75,6 +79,7 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 		shots[i] = Shot{Phase: "burst"}
 	}
 	e.Burst(ctx, at, shots)
+	realtime := e.RealtimeRelease()
 	if p.Tail > 0 && p.TailRate > 0 {
 		e.Wait() // the tail starts after the burst has its answers
 		start := e.Now()
@@ -86,7 +91,7 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 	e.Wait()
 	burst := c.Phase("burst")
 	t := tally(burst)
-	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, SendSpread: spread(burst)}
+	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, SendSpread: spread(burst), RealtimeRelease: realtime}
 	added := addedLatencies(burst)
 	m.DelayThreshold = delayThreshold(burst)
 	for _, a := range added {
@@ -111,12 +116,19 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 		{"rejected", fmt.Sprint(m.Rejected)},
 		{"errors", fmt.Sprint(m.Errors)},
 		{"added latency p50 / p99 / max", ms(m.AddedP50) + " / " + ms(m.AddedP99) + " / " + ms(m.AddedMax)},
-		{"send spread (first to last)", ms(m.SendSpread)},
+		{"send spread (first to last)", ms(m.SendSpread) + releasePriority(m.RealtimeRelease)},
 	}
 	if m.TailSent > 0 {
 		rows = append(rows, []string{"recovery: admitted rate", fmt.Sprintf("%.1f/s of %g/s sent over %s", m.TailRate, p.TailRate, p.Tail)})
 	}
 	return Report{Profile: "burst", Verdict: verdict, Rows: rows, Metrics: m, Summary: c.Metrics.Summary()}, nil
+}
+
+func releasePriority(realtime bool) string {
+	if realtime {
+		return ", real-time priority"
+	}
+	return ", normal priority"
 }
 
 // addedLatencies are the admitted requests' latencies above the fastest

@@ -44,8 +44,10 @@ func waitUntil(ctx context.Context, t time.Time) bool {
 		case d > spinWindow:
 			preciseSleep(d - spinWindow)
 		default:
+			// A pure spin: on a locked thread (the pacers) Gosched would
+			// hand the goroutine to another thread and back, costing more
+			// than the window itself.
 			for time.Now().Before(t) {
-				runtime.Gosched()
 			}
 		}
 	}

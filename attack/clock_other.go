@@ -16,3 +16,10 @@ func preciseSleep(d time.Duration) {
 		runtime.Gosched()
 	}
 }
+
+// enterRealtime is Linux-only; elsewhere bursts are released at normal
+// priority.
+func enterRealtime() (leave func(), ok bool) { return func() {}, false }
+
+// pinToCPU is Linux-only.
+func pinToCPU(int) (restore func()) { return func() {} }

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -74,6 +73,8 @@ type Engine struct {
 	sent     atomic.Int64
 	inflight chan struct{}
 	wg       sync.WaitGroup
+
+	realtimeRelease atomic.Bool // the last burst's writes ran at real-time priority
 
 	notesMu sync.Mutex
 	notes   []string
@@ -257,70 +258,6 @@ func (e *Engine) Schedule(ctx context.Context, n int, plan func(i int) Shot) {
 			e.emit(r)
 		}()
 	}
-}
-
-// Burst releases shots together at instant at: connections are dialled and
-// every request but its final byte written beforehand, so at the instant
-// each goroutine writes one byte and the requests complete within
-// microseconds of each other at the server. Returns once all are sent.
-func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
-	k := 0
-	for range shots {
-		if !e.take() {
-			break
-		}
-		k++
-	}
-	shots = shots[:k]
-	release := make(chan struct{})
-	var sent sync.WaitGroup
-	sent.Add(len(shots))
-	var prepared sync.WaitGroup
-	prepared.Add(len(shots))
-	for _, s := range shots {
-		s.At = at
-		r := e.newResult(s)
-		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
-			var c *h1conn
-			var tail []byte
-			var req *http.Request
-			var err error
-			if e.std == nil {
-				c = e.pool.get()
-				tail, err = c.prewrite(ctx, e.wire(r.Key))
-			} else {
-				req, err = e.req.httpRequest(r.Key)
-			}
-			prepared.Done()
-			<-release
-			switch {
-			case ctx.Err() != nil:
-				r.Sent, r.Done, r.Error = e.Now(), e.Now(), "canceled"
-				sent.Done()
-			case err != nil:
-				r.Sent, r.Done, r.Error = e.Now(), e.Now(), describeNetErr(e.addr, err)
-				sent.Done()
-			case c != nil:
-				sent.Done()
-				c.finish(tail, e.start, r)
-			default:
-				sent.Done()
-				e.std.do(ctx, req, e.start, r)
-			}
-			if c != nil {
-				e.pool.put(c)
-			}
-			e.emit(r)
-		}()
-	}
-	prepared.Wait()
-	unlock := lockPacingThread()
-	waitUntil(ctx, e.start.Add(at))
-	close(release)
-	unlock()
-	sent.Wait()
 }
 
 // connPool keeps idle keep-alive connections and every live socket, so an

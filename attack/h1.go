@@ -84,9 +84,9 @@ func (h *h1conn) roundTrip(ctx context.Context, wire []byte, start time.Time, r 
 		}
 		reused := h.used
 		_ = h.c.SetDeadline(time.Now().Add(h.timeout))
+		// Ctrl-C must not wait out a slow server.
 		conn := h.c
-		// Ctrl-C must not wait out a slow server: expire the deadline.
-		stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+		stop := context.AfterFunc(ctx, func() { expire(conn) })
 		r.Sent = time.Since(start)
 		gotByte, err := h.exchange(wire, start, r)
 		stop()
@@ -128,18 +128,39 @@ func (h *h1conn) exchange(wire []byte, start time.Time, r *Result) (gotByte bool
 	if _, err := h.br.Peek(1); err != nil {
 		return false, err
 	}
+	return true, h.readAfterFirstByte(start, r)
+}
+
+// await reads the response to a request whose last bytes another goroutine
+// writes (a burst's release). It does not close the connection on error.
+func (h *h1conn) await(start time.Time, r *Result) error {
+	if _, err := h.br.Peek(1); err != nil {
+		return err
+	}
+	return h.readAfterFirstByte(start, r)
+}
+
+// readAfterFirstByte stamps the first byte, which has arrived, and reads the
+// rest of the response.
+func (h *h1conn) readAfterFirstByte(start time.Time, r *Result) error {
 	r.FirstByte = time.Since(start)
 	h.used = true
 	keepAlive, err := h.readResponse(r)
 	if err != nil {
-		return true, err
+		return err
 	}
 	r.Done = time.Since(start)
 	if !keepAlive {
 		h.close()
 	}
-	return true, nil
+	return nil
 }
+
+// expire makes a blocked read or write on c fail now (Ctrl-C, or a burst
+// request whose release was abandoned). It takes the net.Conn rather than
+// the h1conn because it runs on other goroutines, which must not read
+// h1conn's fields while the owner may be replacing them.
+func expire(c net.Conn) { _ = c.SetDeadline(time.Unix(1, 0)) }
 
 var errMidResponse = errors.New("connection closed mid-response")
 
@@ -283,15 +304,4 @@ func describeNetErr(addr string, err error) string {
 		return fmt.Sprintf("TLS certificate of %s not trusted: %v (use --insecure to skip verification)", addr, certErr.Err)
 	}
 	return err.Error()
-}
-
-// finish sends the held-back tail of a prewritten request at the burst
-// instant and reads the response.
-func (h *h1conn) finish(tail []byte, start time.Time, r *Result) {
-	r.Sent = time.Since(start)
-	if _, err := h.exchange(tail, start, r); err != nil {
-		h.close()
-		r.Done = time.Since(start)
-		r.Error = describeNetErr(h.addr, err)
-	}
 }

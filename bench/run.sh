@@ -93,6 +93,7 @@ SINK_START=$(curl -fsS "$CTL/info" | "$WORK/analyze" get start)
 
 sink_reset() { curl -fsS -X POST "$CTL/reset" >/dev/null; }
 sink_arrivals() { curl -fsS "$CTL/arrivals" >"$1"; }
+sink_kernel_arrivals() { curl -fsS "$CTL/kernel-arrivals" >"$1"; }
 
 # ---------------------------------------------------------------- CPU accounting
 TCK=$(getconf CLK_TCK)
@@ -158,6 +159,13 @@ jget() {
 ms() { awk -v n="$1" 'BEGIN{printf "%.3f", n/1e6}'; }
 div() { awk -v a="$1" -v b="$2" -v k="${3:-1}" 'BEGIN{if(b==0){print "nan"}else{printf "%.6f", a*k/b}}'; }
 
+# As root, ratecheck releases bursts at real-time priority (attack/release.go);
+# the burst runs are repeated without that privilege (CAP_SYS_NICE dropped with
+# setpriv, RLIMIT_RTPRIO is 0), which is what an ordinary user gets.
+NOPRIV=0
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null && [[ $(ulimit -r) == 0 ]]; then NOPRIV=1; fi
+UNPRIV=(setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice)
+
 OBS=$WORK/obs.tsv
 metric() { printf 'm\t%s\t%s\t%s\t%s\n' "$@" >>"$OBS"; }
 obs() { printf 'v\t%s\t%s\t%s\n' "$@" >>"$OBS"; }
@@ -170,7 +178,12 @@ metric c_rate "5000/s: sink-observed rate" rps "~5000±0.5%"
 metric c_p50 "5000/s: sink-observed schedule error p50" ms -
 metric c_p99 "5000/s: sink-observed schedule error p99" ms "<=0.5"
 metric c_cpu "CPU per request at 5000/s" us -
-metric b_spread "burst of 100: sink-observed arrival spread" ms "<=1"
+metric b_kernel "burst of 100: arrival spread, sink's kernel stamps" ms "<=1"
+metric b_read "burst of 100: arrival spread, sink's read stamps" ms "<=1"
+if ((NOPRIV)); then
+	metric b_kernel_np "burst of 100, no real-time priority: kernel stamps" ms -
+	metric b_read_np "burst of 100, no real-time priority: read stamps" ms -
+fi
 if ((!QUICK)); then
 	metric mem_rss "1M requests at 25000/s: peak RSS" MB "<100"
 	metric mem_rate "1M requests at 25000/s: sink-observed rate" rps -
@@ -267,28 +280,53 @@ done
 # tried and rejected: when vegeta's pacer wakes late it stops at the 1 ms
 # duration and sends fewer than 100.)
 for _ in $(seq 100); do echo "GET $URL"; done >"$WORK/targets100.txt"
+tools=(ratecheck vegeta)
+if ((NOPRIV)); then tools=(ratecheck ratecheck-np vegeta); fi
 for rep in $(seq "$BURSTS"); do
-	for tool in ratecheck vegeta; do
+	for tool in "${tools[@]}"; do
 		wait_idle
 		sink_reset
-		if [[ $tool == ratecheck ]]; then
-			timed rc-burst "$RC" attack --profile burst --burst 100 --idle 1s --out "$WORK/rc-burst.jsonl" -o json "$URL"
-			self="own send spread $(ms "$(jget "$WORK/rc-burst.out" metrics.send_spread_ns)") ms"
-		else
+		case $tool in
+		ratecheck | ratecheck-np)
+			pre=()
+			if [[ $tool == ratecheck-np ]]; then pre=("${UNPRIV[@]}"); fi
+			timed rc-burst "${pre[@]}" "$RC" attack --profile burst --burst 100 --idle 1s --out "$WORK/rc-burst.jsonl" -o json "$URL"
+			self="own send spread $(ms "$(jget "$WORK/rc-burst.out" metrics.send_spread_ns)") ms, real-time priority $(jget "$WORK/rc-burst.out" metrics.realtime_release)"
+			;;
+		vegeta)
 			timed vg-burst "$VG" attack -lazy -targets="$WORK/targets100.txt" -rate=0 -workers=100 \
 				-max-workers=100 -duration=10s -output="$WORK/vg-burst.bin"
 			# the 101st "request" is vegeta's own end-of-targets marker, never sent
 			# vegeta also logs a failed pseudo-request for every worker that
 			# found the target list empty; they never reach the wire
 			self="own 200s $("$VG" report -type=json "$WORK/vg-burst.bin" | "$AN" get status_codes.200)"
-		fi
+			;;
+		esac
 		sink_arrivals "$WORK/arr.json"
 		"$AN" arrivals <"$WORK/arr.json" >"$WORK/arr.kv"
+		sink_kernel_arrivals "$WORK/karr.json"
+		"$AN" arrivals <"$WORK/karr.json" >"$WORK/karr.kv"
 		n=$(kv "$WORK/arr.kv" count)
-		spread=$(ms "$(kv "$WORK/arr.kv" spread_ns)")
+		read_spread=$(ms "$(kv "$WORK/arr.kv" spread_ns)")
+		kernel_spread=$(ms "$(kv "$WORK/karr.kv" spread_ns)")
 		if [[ $n != 100 ]]; then log "WARNING: burst[$rep] $tool: sink saw $n requests, not 100"; fi
-		obs b_spread $tool "$spread"
-		log "burst[$rep] $tool: sink $n arrivals within $(printf %.3f "$spread") ms; $self"
+		kn=$(kv "$WORK/karr.kv" count)
+		if [[ $kn != "$n" ]]; then log "WARNING: burst[$rep] $tool: only $kn of $n requests have a kernel receive stamp"; fi
+		case $tool in
+		ratecheck-np)
+			obs b_kernel_np ratecheck "$kernel_spread"
+			obs b_read_np ratecheck "$read_spread"
+			;;
+		*)
+			obs b_kernel $tool "$kernel_spread"
+			obs b_read $tool "$read_spread"
+			if ((NOPRIV)) && [[ $tool == vegeta ]]; then # vegeta never asks for real-time priority
+				obs b_kernel_np $tool "$kernel_spread"
+				obs b_read_np $tool "$read_spread"
+			fi
+			;;
+		esac
+		log "burst[$rep] $tool: sink $n arrivals within $(printf %.3f "$kernel_spread") ms (kernel stamps), $(printf %.3f "$read_spread") ms (read stamps); $self"
 	done
 done
 

@@ -8,12 +8,19 @@
 // handles pipelined bytes, and assumes requests carry no body (the benchmark
 // only sends GETs). The arrival instant of a request is the moment the read
 // that delivered its final header byte returned, measured with the monotonic
-// clock as nanoseconds since the sink started.
+// clock as nanoseconds since the sink started. On Linux every request also
+// gets the kernel's receive timestamp of that byte (SO_TIMESTAMPNS): when it
+// reached this host's TCP stack, before the sink was scheduled to read it.
+// The two differ by the sink's own wake-up and response work, which for a
+// burst of 100 on 2 shared cores is most of a millisecond.
 //
 // Arrivals are read over a separate control port (-ctl), so control traffic
 // never pollutes the counts:
 //
 //	GET  /arrivals  JSON array of arrival offsets in ns, in recording order
+//	GET  /kernel-arrivals  the same requests' kernel receive stamps, ns
+//	                since the wall reading of the sink's start (requests
+//	                without one are left out)
 //	GET  /info      {"start":"<RFC3339Nano wall time of offset 0>","count":N,"dropped":N,"conns":N}
 //	POST /reset     forget all arrivals (call it while no load is running)
 //
@@ -41,14 +48,18 @@ var response = []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 type recorder struct {
 	start    time.Time // monotonic zero; its wall reading is reported in /info
 	arrivals []int64
-	n        atomic.Int64 // slots claimed since the last reset (may exceed len)
-	conns    atomic.Int64 // connections accepted since the last reset
+	// kernel[i] is arrival i's kernel receive timestamp (SO_TIMESTAMPNS),
+	// as ns since start's wall reading; 0 when the kernel gave none.
+	kernel []int64
+	n      atomic.Int64 // slots claimed since the last reset (may exceed len)
+	conns  atomic.Int64 // connections accepted since the last reset
 }
 
-func (r *recorder) record(ns int64) {
+func (r *recorder) record(ns, kernelNs int64) {
 	i := r.n.Add(1) - 1
 	if i < int64(len(r.arrivals)) {
 		atomic.StoreInt64(&r.arrivals[i], ns)
+		atomic.StoreInt64(&r.kernel[i], kernelNs)
 	}
 }
 
@@ -72,8 +83,20 @@ func (r *recorder) serve(c net.Conn) {
 	// it carries across reads so a terminator split between two reads is
 	// still found.
 	m := 0
+	sr := newStampedReader(c)
+	wallStart := r.start.UnixNano()
 	for {
-		nr, err := c.Read(buf)
+		var nr int
+		var kernelNs int64
+		var err error
+		if sr != nil {
+			nr, kernelNs, err = sr.read(buf)
+			if kernelNs != 0 {
+				kernelNs -= wallStart
+			}
+		} else {
+			nr, err = c.Read(buf)
+		}
 		if nr > 0 {
 			now := int64(time.Since(r.start))
 			done := 0
@@ -90,7 +113,7 @@ func (r *recorder) serve(c net.Conn) {
 					if m == 4 {
 						m = 0
 						done++
-						r.record(now)
+						r.record(now, kernelNs)
 					}
 				default:
 					m = 0
@@ -113,22 +136,32 @@ func (r *recorder) serve(c net.Conn) {
 	}
 }
 
+// writeList answers with a JSON array of src's recorded entries, without
+// the zeros when skipZero.
+func (r *recorder) writeList(w http.ResponseWriter, src []int64, skipZero bool) {
+	kept, _ := r.count()
+	out := make([]byte, 0, kept*12+2)
+	out = append(out, '[')
+	for i := int64(0); i < kept; i++ {
+		v := atomic.LoadInt64(&src[i])
+		if v == 0 && skipZero {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendInt(out, v, 10)
+	}
+	out = append(out, ']', '\n')
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+}
+
 func (r *recorder) control() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /arrivals", func(w http.ResponseWriter, _ *http.Request) {
-		kept, _ := r.count()
-		out := make([]byte, 0, kept*12+2)
-		out = append(out, '[')
-		for i := int64(0); i < kept; i++ {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = strconv.AppendInt(out, atomic.LoadInt64(&r.arrivals[i]), 10)
-		}
-		out = append(out, ']', '\n')
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(out)
-	})
+	mux.HandleFunc("GET /arrivals", func(w http.ResponseWriter, _ *http.Request) { r.writeList(w, r.arrivals, false) })
+	// Requests the kernel did not stamp are left out; the count shows it.
+	mux.HandleFunc("GET /kernel-arrivals", func(w http.ResponseWriter, _ *http.Request) { r.writeList(w, r.kernel, true) })
 	mux.HandleFunc("GET /info", func(w http.ResponseWriter, _ *http.Request) {
 		kept, dropped := r.count()
 		w.Header().Set("Content-Type", "application/json")
@@ -153,12 +186,13 @@ func main() {
 		os.Exit(2)
 	}
 
-	r := &recorder{arrivals: make([]int64, *maxArr)}
-	// Touch the slice so page faults don't land in the measured runs.
+	r := &recorder{arrivals: make([]int64, *maxArr), kernel: make([]int64, *maxArr)}
+	// Touch the slices so page faults don't land in the measured runs.
 	for i := range r.arrivals {
-		r.arrivals[i] = 0
+		r.arrivals[i], r.kernel[i] = 0, 0
 	}
 
+	keepTimestampsOn()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sink:", err)

@@ -1,0 +1,69 @@
+//go:build linux
+
+package main
+
+import (
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Once the kernel has switched receive timestamping on (lazily, after the
+// first socket asks), every request gets a kernel stamp, taken before the
+// sink's read returned and so no later than its user-space arrival.
+func TestKernelStampPrecedesRead(t *testing.T) {
+	const warmups, checked = 200, 5
+	r := &recorder{arrivals: make([]int64, warmups+checked), kernel: make([]int64, warmups+checked), start: time.Now()}
+	keepTimestampsOn()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			r.serve(c)
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	request := func() {
+		t.Helper()
+		if _, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, len(response))
+		if _, err := c.Read(buf); err != nil || string(buf) != string(response) {
+			t.Fatalf("response: %q %v", buf, err)
+		}
+	}
+	// Bounded: the kernel's work queue turns stamping on within a few
+	// requests, or the test fails below.
+	n := 0
+	for ; n < warmups; n++ {
+		request()
+		if atomic.LoadInt64(&r.kernel[n]) != 0 {
+			break
+		}
+	}
+	if n == warmups {
+		t.Fatalf("no kernel receive stamp in %d requests", warmups)
+	}
+	first := n + 1
+	for range checked {
+		request()
+	}
+	for i := first; i < first+checked; i++ {
+		user, kern := atomic.LoadInt64(&r.arrivals[i]), atomic.LoadInt64(&r.kernel[i])
+		// The kernel stamp is wall-clock, the user one monotonic: allow the
+		// two clocks a millisecond of disagreement.
+		if kern == 0 || kern > user+int64(time.Millisecond) || user-kern > int64(time.Second) {
+			t.Errorf("arrival %d: kernel stamp %d ns, read at %d ns", i, kern, user)
+		}
+	}
+}
