@@ -34,19 +34,31 @@ type StreamEnd struct {
 	Requests int      `json:"requests"`
 	Notes    []string `json:"notes,omitempty"`
 	Elapsed  int64    `json:"elapsed_ns"`
+	// Outcome is the attack profile's conclusion, so a later `report` shows
+	// what the live run printed. Absent for probes (report infers again)
+	// and for runs that ended before the profile could conclude.
+	Outcome *ProfileOutcome `json:"outcome,omitempty"`
+}
+
+// ProfileOutcome is an attack profile's Report as stored in the end record.
+type ProfileOutcome struct {
+	Verdict string          `json:"verdict"`
+	Rows    [][]string      `json:"rows,omitempty"`
+	Metrics json.RawMessage `json:"metrics,omitempty"`
 }
 
 // Stream appends results to a JSON Lines file as they arrive. A writer
 // goroutine does the encoding so the senders never wait on the disk, and it
 // flushes at least every 100 ms so a crash or Ctrl-C loses almost nothing.
 type Stream struct {
-	f     *os.File
-	w     *bufio.Writer
-	ch    chan *Result
-	done  chan struct{}
-	mu    sync.Mutex
-	err   error
-	count int
+	f       *os.File
+	w       *bufio.Writer
+	ch      chan *Result
+	done    chan struct{}
+	mu      sync.Mutex
+	err     error
+	count   int
+	outcome *ProfileOutcome
 }
 
 // CreateStream creates (truncates) path and writes the header line.
@@ -115,11 +127,26 @@ func (s *Stream) setErr(err error) {
 // Add queues one result for writing. The result must not change afterwards.
 func (s *Stream) Add(r *Result) { s.ch <- r }
 
+// Conclude records the profile's report for the end line; call it before
+// Close.
+func (s *Stream) Conclude(rep Report) {
+	o := &ProfileOutcome{Verdict: rep.Verdict, Rows: rep.Rows}
+	if rep.Metrics != nil {
+		m, err := json.Marshal(rep.Metrics)
+		if err != nil {
+			s.setErr(err)
+		} else {
+			o.Metrics = m
+		}
+	}
+	s.outcome = o
+}
+
 // Close writes the end line, flushes and closes the file.
 func (s *Stream) Close(notes []string, elapsed time.Duration) error {
 	close(s.ch)
 	<-s.done
-	s.setErr(s.writeLine(StreamEnd{Type: "end", Requests: s.count, Notes: notes, Elapsed: int64(elapsed)}))
+	s.setErr(s.writeLine(StreamEnd{Type: "end", Requests: s.count, Notes: notes, Elapsed: int64(elapsed), Outcome: s.outcome}))
 	s.setErr(s.w.Flush())
 	s.setErr(s.f.Close())
 	return s.err

@@ -178,6 +178,9 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if ctx.Err() != nil {
 		notes = append(notes, "interrupted: the results so far are in "+path)
 	}
+	if runErr == nil {
+		stream.Conclude(rep)
+	}
 	if err := stream.Close(notes, eng.Now()); err != nil {
 		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, err)
 	}

@@ -255,6 +255,9 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 	if ctx.Err() != nil {
 		notes = append(notes, "interrupted: the results so far are in "+path)
 	}
+	if runErr == nil {
+		stream.Conclude(rep)
+	}
 	if err := stream.Close(notes, eng.Now()); err != nil {
 		notes = append(notes, fmt.Sprintf("writing %s: %v", path, err))
 	}

@@ -25,9 +25,9 @@ compare and check) and renders them again: text on stdout, and with --html,
 sent to the target.
 
 A probe's stream (probe, check, compare --probe) is inferred and graded again
-from the recorded requests. An attack's stream is summarised and drawn; the
-profile's own verdict and figures are not in the stream, so they appear only
-in reports written by the live run. Several files are shown side by side.
+from the recorded requests. An attack's stream is drawn and shows the
+profile's table, verdict and metrics as the live run printed them (stored in
+the stream's end record). Several files are shown side by side.
 An interrupted stream (no end record) is rendered up to its last complete
 line, and says so.
 
@@ -142,6 +142,10 @@ func printReportRun(w io.Writer, r *report.Run) {
 		if r.Grade != nil {
 			report.Grade(w, *r.Grade)
 		}
+	} else if len(r.Rows) > 0 { // the profile's own table, stored by the live run
+		fmt.Fprintf(w, "%s\n", r.Target)
+		_ = report.Table(w, []string{r.Profile, "value"}, r.Rows)
+		report.Verdict(w, r.Verdict, r.Notes)
 	} else {
 		fmt.Fprintf(w, "%s\n", r.Target)
 		s := r.Summary

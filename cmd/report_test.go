@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -108,5 +109,47 @@ func TestReportUsageErrors(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// A concluded attack's stream carries its profile's outcome: report shows
+// the same table, verdict and metrics the live run printed.
+func TestReportShowsTheAttacksOwnVerdict(t *testing.T) {
+	dir := t.TempDir()
+	stream := filepath.Join(dir, "a.jsonl")
+	code, live, errs := runCmd(t, "attack", "--profile", "burst", "--burst", "12", "--idle", "100ms", "--quiet", "-o", "json",
+		"--out", stream, "builtin:token_bucket?rate=2/s&burst=5")
+	if code != ExitOK {
+		t.Fatalf("attack: exit %d\n%s", code, errs)
+	}
+	var att struct {
+		Verdict string          `json:"verdict"`
+		Metrics json.RawMessage `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(live), &att); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(att.Verdict, "5 admitted") {
+		t.Fatalf("live verdict %q: a token bucket of 5 admits 5 of a burst", att.Verdict)
+	}
+	code, out, errs := runCmd(t, "report", stream)
+	if code != ExitOK || !strings.Contains(out, att.Verdict) || !strings.Contains(out, "send spread (first to last)") {
+		t.Fatalf("report text: exit %d, want the live verdict %q and the burst table\n%s\n%s", code, att.Verdict, out, errs)
+	}
+	code, out, _ = runCmd(t, "report", "-o", "json", stream)
+	var doc struct {
+		Runs []struct {
+			Verdict string          `json:"verdict"`
+			Metrics json.RawMessage `json:"metrics"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != ExitOK || err != nil || len(doc.Runs) != 1 {
+		t.Fatalf("report json: exit %d, %v\n%s", code, err, out)
+	}
+	var want, got any
+	_ = json.Unmarshal(att.Metrics, &want)
+	_ = json.Unmarshal(doc.Runs[0].Metrics, &got)
+	if doc.Runs[0].Verdict != att.Verdict || !reflect.DeepEqual(want, got) {
+		t.Fatalf("report json run: verdict %q metrics %s; live: %q %s", doc.Runs[0].Verdict, doc.Runs[0].Metrics, att.Verdict, att.Metrics)
 	}
 }

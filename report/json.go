@@ -56,8 +56,8 @@ type Run struct {
 	// Verdict is the one-line conclusion: an attack profile's verdict or
 	// the inference's summary.
 	Verdict string `json:"verdict,omitempty"`
-	// Metrics are the attack profile's own figures (live runs only: a
-	// results stream does not record them).
+	// Metrics are the attack profile's own figures (a results stream
+	// read back has them when the run concluded).
 	Metrics      any              `json:"metrics,omitempty"`
 	Inference    *probe.Inference `json:"inference,omitempty"`
 	Grade        *grade.Report    `json:"grade,omitempty"`
@@ -187,8 +187,8 @@ func AttackRun(target, url, profile string, start time.Time, results []attack.Re
 
 // FromStream builds the run a results stream recorded, without touching the
 // target: a probe's (or compare --probe's) results are inferred and graded
-// again; an attack's are summarised (the profile's verdict and metrics are
-// not in the stream).
+// again; an attack's get the verdict, table and metrics the live run stored
+// in the end record (only counts when the run ended before concluding).
 func FromStream(rec *attack.Recorded, path string) Run {
 	h := rec.Header
 	var notes []string
@@ -207,12 +207,28 @@ func FromStream(rec *attack.Recorded, path string) Run {
 		obs := ObservationOf(h.Start, rec.Results, notes)
 		r = ProbeRun(h.Target, h.URL, obs, probe.Infer(obs), elapsed, notes)
 	} else {
-		r = AttackRun(h.Target, h.URL, h.Profile, h.Start, rec.Results, nil, elapsed, notes)
-		r.Verdict = fmt.Sprintf("%s profile: %s (re-rendered from the results stream; the profile's own verdict is printed by the live run)", orDash(h.Profile), countsLine(r.Summary))
+		var rep *attack.Report
+		if o := profileOutcome(rec); o != nil {
+			rep = &attack.Report{Profile: h.Profile, Verdict: o.Verdict, Rows: o.Rows}
+			if len(o.Metrics) > 0 {
+				rep.Metrics = o.Metrics
+			}
+		}
+		r = AttackRun(h.Target, h.URL, h.Profile, h.Start, rec.Results, rep, elapsed, notes)
+		if rep == nil {
+			r.Verdict = fmt.Sprintf("%s profile: %s (the run ended before the profile's verdict; these are the recorded requests' counts)", orDash(h.Profile), countsLine(r.Summary))
+		}
 	}
 	r.ResultsFile = path
 	r.Complete = rec.End != nil
 	return r
+}
+
+func profileOutcome(rec *attack.Recorded) *attack.ProfileOutcome {
+	if rec.End == nil {
+		return nil
+	}
+	return rec.End.Outcome
 }
 
 // IsProbeStream reports whether a stream holds a probe experiment: written

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,6 +83,14 @@ func TestFromStreamAttack(t *testing.T) {
 	if r.Kind != "attack" || r.Inference != nil || r.Grade != nil || r.Results[0].Seq != 1 || r.ElapsedS != 1 ||
 		r.Summary.Admitted != 1 || r.Summary.Rejected != 1 || r.RTT != time.Millisecond || !r.Complete || len(r.Notes) != 1 {
 		t.Errorf("%+v", r)
+	}
+	if !strings.Contains(r.Verdict, "ended before the profile's verdict") || r.Metrics != nil {
+		t.Errorf("without an outcome: verdict %q, metrics %v", r.Verdict, r.Metrics)
+	}
+	rec.End.Outcome = &attack.ProfileOutcome{Verdict: "burst of 2: 1 admitted", Rows: [][]string{{"admitted", "1"}}, Metrics: []byte(`{"admitted":1}`)}
+	r = FromStream(rec, "a.jsonl")
+	if m, _ := json.Marshal(r.Metrics); r.Verdict != "burst of 2: 1 admitted" || len(r.Rows) != 1 || string(m) != `{"admitted":1}` {
+		t.Errorf("with an outcome: verdict %q rows %v metrics %s", r.Verdict, r.Rows, m)
 	}
 	for _, h := range []attack.StreamHeader{{Command: "probe"}, {Command: "check"}, {Command: "compare", Profile: "probe"}} {
 		if !IsProbeStream(h) {
