@@ -2,8 +2,11 @@ package probe
 
 import (
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
@@ -165,7 +168,9 @@ func reorderClusters(evs []event) {
 // eps is the timing uncertainty of an arrival (and of a concurrency
 // release): a decision that the model makes differently only within eps of
 // it is not a mismatch.
-func replay(evs []event, cfg targets.Config, offset, eps time.Duration) int {
+// It stops counting once mismatches exceed bound: the caller only keeps
+// the best candidates, so the exact count of a worse one is never needed.
+func replay(evs []event, cfg targets.Config, offset, eps time.Duration, bound int) int {
 	lim, err := targets.New(cfg)
 	if err != nil {
 		return math.MaxInt32
@@ -200,6 +205,9 @@ func replay(evs []event, cfg targets.Config, offset, eps time.Duration) int {
 			mis++ // the model queues it, and not by that much
 		case d.Allowed && d.Delay == 0 && ev.judgeDelay && ev.delay > ev.noise+delayTolerance(0):
 			mis++ // held back where the model serves at once
+		}
+		if mis > bound {
+			return mis
 		}
 	}
 	return mis
@@ -279,16 +287,44 @@ func replayConcurrency(evs []event, lim targets.Limiter, offset, eps time.Durati
 // fitFamily tries every config and returns the best ones (all that tie for
 // the fewest mismatches).
 func fitFamily(evs []event, cfgs []targets.Config, offsets []time.Duration, eps time.Duration) []Candidate {
-	best := math.MaxInt32
-	var out []Candidate
-	for _, c := range cfgs {
-		for _, off := range offsets {
-			m := replay(evs, c, off, eps)
-			if m < best {
-				best, out = m, out[:0]
+	// Replays are independent: split the grid into contiguous chunks, one
+	// per CPU, sharing the best mismatch count found so far as the bound,
+	// and merge in grid order so the result is the same as a serial scan.
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(cfgs)/64))
+	var shared atomic.Int64
+	shared.Store(math.MaxInt32)
+	parts := make([][]Candidate, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(cfgs)/workers, (w+1)*len(cfgs)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			best := math.MaxInt32
+			var out []Candidate
+			for _, c := range cfgs[lo:hi] {
+				for _, off := range offsets {
+					m := replay(evs, c, off, eps, min(best, int(shared.Load())))
+					if m < best {
+						best, out = m, out[:0]
+						for cur := shared.Load(); int64(m) < cur && !shared.CompareAndSwap(cur, int64(m)); cur = shared.Load() {
+						}
+					}
+					if m == best {
+						out = append(out, Candidate{Config: c, Mismatches: m, Scored: len(evs), Offset: off})
+					}
+				}
 			}
-			if m == best {
-				out = append(out, Candidate{Config: c, Mismatches: m, Scored: len(evs), Offset: off})
+			parts[w] = out
+		}()
+	}
+	wg.Wait()
+	best := int(shared.Load())
+	var out []Candidate
+	for _, part := range parts {
+		for _, c := range part {
+			if c.Mismatches == best {
+				out = append(out, c)
 			}
 		}
 	}

@@ -31,7 +31,7 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 	}
 	switch f.cfg.Align {
 	case AlignWall:
-		start := now.Truncate(w) // Truncate works on absolute time: epoch multiples
+		start := windowStart(now, s.start, w)
 		if !start.Equal(s.start) {
 			s.start, s.count = start, 0
 		}
@@ -50,4 +50,20 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 	}
 	d.Remaining = f.cfg.Limit - s.count
 	return d
+}
+
+// windowStart is now.Truncate(w) — the start of the wall-aligned window
+// holding now (Truncate works on absolute time: multiples of w since the
+// zero time) — but skips Truncate's division, slow for windows that are not
+// whole seconds, when now lies in the window starting at cur or the next.
+// Inference replays millions of decisions through these models.
+func windowStart(now, cur time.Time, w time.Duration) time.Time {
+	if !cur.IsZero() && !now.Before(cur) {
+		if next := cur.Add(w); now.Before(next) {
+			return cur
+		} else if now.Before(next.Add(w)) {
+			return next
+		}
+	}
+	return now.Truncate(w)
 }

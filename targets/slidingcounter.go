@@ -44,7 +44,7 @@ func (c *slidingCounter) roll(key string, now time.Time) *scState {
 		s = &scState{start: now.Truncate(w)}
 		c.keys[key] = s
 	}
-	start := now.Truncate(w)
+	start := windowStart(now, s.start, w)
 	switch {
 	case start.Equal(s.start):
 	case start.Equal(s.start.Add(w)):

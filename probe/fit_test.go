@@ -1,0 +1,74 @@
+package probe
+
+import (
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets"
+)
+
+// simulated is the observation a probe would record against cfg on a
+// virtual clock: the plan's phases (three calibration requests 200 ms
+// apart, a burst of 30 at burstAt, five sequential requests, 50 trace
+// requests every traceEvery), each decided by the reference model half a millisecond after
+// its send and answered a millisecond after it.
+func simulated(t *testing.T, cfg targets.Config, start time.Time, burstAt, traceEvery time.Duration) *Observation {
+	t.Helper()
+	lim, err := targets.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rtt = time.Millisecond
+	obs := &Observation{Start: start, RTT: rtt}
+	send := func(phase string, at time.Duration) {
+		d := lim.Allow("", start.Add(at+rtt/2))
+		status := 429
+		if d.Allowed {
+			status = 200
+		}
+		obs.Results = append(obs.Results, attack.Result{Seq: len(obs.Results) + 1, Phase: phase, Scheduled: at, Sent: at,
+			FirstByte: at + rtt, Done: at + rtt, Status: status})
+	}
+	for i := range 3 {
+		send(phaseCalibrate, time.Duration(i)*200*time.Millisecond)
+	}
+	for range 30 {
+		send(phaseBurst, burstAt)
+	}
+	at := burstAt + 2*time.Millisecond
+	for range 5 {
+		send(phaseSequential, at)
+		at += 2 * time.Millisecond
+	}
+	for range 50 {
+		send(phaseTrace, at)
+		at += traceEvery
+	}
+	return obs
+}
+
+// epoch is a wall instant that starts every whole-second window.
+var epoch = time.Unix(1_800_000_000, 0)
+
+// The grid is searched in parallel; the result must be what a serial scan
+// finds, in the same order (later refinements take the first few ties).
+func TestFitAllSameOnOneCPUAndMany(t *testing.T) {
+	obs := simulated(t, targets.Config{Algo: targets.SlidingLog, Limit: 10, Window: time.Second}, epoch, 650*time.Millisecond, 100*time.Millisecond)
+	evs, h := obs.events(), obs.hypotheses()
+	prev := runtime.GOMAXPROCS(1)
+	serial := fitAll(evs, h, obs.RTT)
+	runtime.GOMAXPROCS(max(prev, 4))
+	parallel := fitAll(evs, h, obs.RTT)
+	runtime.GOMAXPROCS(prev)
+	if !reflect.DeepEqual(serial, parallel) {
+		t.Fatal("fitAll differs between one CPU and several")
+	}
+	for _, f := range serial {
+		if f.family == targets.SlidingLog && f.mismatches() != 0 {
+			t.Fatalf("the true model misfits %d decisions", f.mismatches())
+		}
+	}
+}
