@@ -53,6 +53,17 @@ func simulated(t *testing.T, cfg targets.Config, start time.Time, burstAt, trace
 // epoch is a wall instant that starts every whole-second window.
 var epoch = time.Unix(1_800_000_000, 0)
 
+// A sliding counter bursted at the start of its window gives nothing back
+// until the next boundary; a token bucket would refill at once. The probe
+// releases its burst just after a whole second for this reason.
+func TestInferSlidingCounterFromAWindowStartBurst(t *testing.T) {
+	obs := simulated(t, targets.Config{Algo: targets.SlidingCounter, Limit: 20, Window: 2 * time.Second}, epoch, 2*time.Second+30*time.Millisecond, 100*time.Millisecond)
+	inf := Infer(obs)
+	if inf.Family != targets.SlidingCounter || inf.Limit != 20 || inf.WindowS != 2 || inf.Confidence < 0.8 {
+		t.Fatalf("inferred %s, confidence %.2f, alternatives %+v", inf.Summary(), inf.Confidence, inf.Alternatives)
+	}
+}
+
 // The grid is searched in parallel; the result must be what a serial scan
 // finds, in the same order (later refinements take the first few ties).
 func TestFitAllSameOnOneCPUAndMany(t *testing.T) {

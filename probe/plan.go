@@ -146,7 +146,7 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		for i := range shots {
 			shots[i] = attack.Shot{Phase: phase}
 		}
-		p.e.Burst(ctx, p.e.Now(), shots)
+		p.e.Burst(ctx, p.burstInstant(), shots)
 		p.e.Wait()
 		var rejected, errs int
 		for _, r := range p.col.Phase(phase) {
@@ -169,6 +169,36 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		}
 		size *= 4
 	}
+}
+
+// burstInstant is just after the next whole second of the wall clock.
+// Wall-aligned windows (fixed windows, sliding counters) start on whole
+// seconds when their length is whole seconds, as it nearly always is, so a
+// burst there falls inside one window — never straddling a boundary — and
+// what follows shows the whole window: a sliding counter gives nothing back
+// until its next boundary, where a token bucket refills at once. Released
+// at an arbitrary phase, that dead time can shrink to a single decision and
+// the two become indistinguishable. The margin covers the trip to the server
+// and a little disagreement between its clock and ours.
+func (p *planner) burstInstant() time.Duration {
+	margin := 20*time.Millisecond + p.calibrationRTT()
+	now := time.Now()
+	target := now.Truncate(time.Second).Add(time.Second + margin)
+	if target.Sub(now) > time.Second {
+		target = target.Add(-time.Second) // still early enough in this second
+	}
+	return p.e.Now() + target.Sub(now)
+}
+
+// calibrationRTT is the fastest calibration round trip (0 if none answered).
+func (p *planner) calibrationRTT() time.Duration {
+	best := time.Duration(0)
+	for _, r := range p.col.Phase(phaseCalibrate) {
+		if r.Error == "" && (best == 0 || r.Latency() < best) {
+			best = r.Latency()
+		}
+	}
+	return best
 }
 
 // sequential sends five requests one after another right after
