@@ -53,6 +53,22 @@ func simulated(t *testing.T, cfg targets.Config, start time.Time, burstAt, trace
 // epoch is a wall instant that starts every whole-second window.
 var epoch = time.Unix(1_800_000_000, 0)
 
+// A bucket of 1 at 2/s: its admissions drift later by the probe's lateness
+// each cycle, so the trace's spacing suggests a slower rate; the fit still
+// names the bucket (its capacity-1 twins, a first-aligned window and a
+// sliding log of 1, are listed as equivalent), and its rate as the
+// interval the trace's resolution allows, which holds the truth.
+func TestInferBucketOfOne(t *testing.T) {
+	obs := simulated(t, targets.Config{Algo: targets.TokenBucket, Rate: 2, Burst: 1}, epoch, 700*time.Millisecond, 30*time.Millisecond)
+	inf := Infer(obs)
+	// Probed every 30 ms, any refill period in (480, 510] ms admits the
+	// same requests: the rate is known to [1.96, 2.08) and no better.
+	lo, hi := inf.RatePerS-inf.RateErr, inf.RatePerS+inf.RateErr
+	if inf.Family != targets.TokenBucket || inf.Burst != 1 || lo > 2 || hi < 2 || lo < 1.95 || hi > 2.1 || inf.Explained != inf.Decisions {
+		t.Fatalf("inferred %s (%d of %d explained)", inf.Summary(), inf.Explained, inf.Decisions)
+	}
+}
+
 // A sliding counter bursted at the start of its window gives nothing back
 // until the next boundary; a token bucket would refill at once. The probe
 // releases its burst just after a whole second for this reason.

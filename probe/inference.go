@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -181,6 +182,19 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		return tb, ls
 	}
 	tb, ls := buckets(h.rates)
+	// A bucket of capacity 1 is the same function as a first-aligned fixed
+	// window or a sliding log of 1 per 1/r: admit once 1/r has passed since
+	// the last admission, a probe's lateness carried into the next cycle.
+	// The trace's admission spacing is then 1/r plus that lateness, which
+	// the window grid covers and the rate grid may not, so every window is
+	// a rate for a bucket of 1 too. (Only of 1: for larger capacities the
+	// families differ, and extra bucket rates only buy a bucket spurious
+	// ties with the window families.)
+	if slices.Contains(h.limits, 1) {
+		for _, w := range h.windows {
+			tb = append(tb, targets.Config{Algo: targets.TokenBucket, Rate: 1 / w.Seconds(), Burst: 1})
+		}
+	}
 	// Coarse then fine: the trace's rate estimate is rough, the replay is
 	// exact, so refine around the best coarse rate in 0.25% steps.
 	// Refine twice around the best rate: 0.25% steps, then 0.02% — a long
@@ -214,7 +228,7 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 				best = all
 			}
 		}
-		fits = append(fits, familyFit{family: family, best: best})
+		fits = append(fits, familyFit{family: family, best: widenRates(evs, best, unc)})
 	}
 	refine(targets.TokenBucket, tb)
 	refine(targets.LeakyShaping, ls)
@@ -232,6 +246,42 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	add(targets.SlidingLog, sl, zero)
 	add(targets.SlidingCounter, sc, shifted)
 	return fits
+}
+
+// widenRates extends a family's tied best candidates to every rate (in
+// 0.1% steps, up to 10% beyond the found ones) that explains the decisions
+// as well. A trace pins a rate only to its own resolution — a bucket of 1
+// probed every 30 ms admits on the same requests for any refill period
+// between 480 and 510 ms — so the reported rate and its ± must be that
+// interval's middle and half-width, not the first ties a grid happened on.
+func widenRates(evs []event, best []Candidate, unc time.Duration) []Candidate {
+	if len(best) == 0 {
+		return best
+	}
+	lo, hi := best[0], best[0]
+	for _, c := range best {
+		if c.Config.Rate < lo.Config.Rate {
+			lo = c
+		}
+		if c.Config.Rate > hi.Config.Rate {
+			hi = c
+		}
+	}
+	m := best[0].Mismatches
+	for _, edge := range []struct {
+		from Candidate
+		step float64
+	}{{lo, -0.001}, {hi, 0.001}} {
+		for k := 1; k <= 100; k++ {
+			c := edge.from.Config
+			c.Rate *= 1 + float64(k)*edge.step
+			if replay(evs, c, 0, unc, m) > m {
+				break
+			}
+			best = append(best, Candidate{Config: c, Mismatches: m, Scored: len(evs)})
+		}
+	}
+	return best
 }
 
 // setParams reports the parameters of the best candidates: the middle of
