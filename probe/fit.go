@@ -217,10 +217,23 @@ func replay(evs []event, cfg targets.Config, offset, eps time.Duration, bound in
 // an arrival are closer than eps, their true order is unknown: a decision
 // that the other order explains is not a mismatch, and the model follows
 // the observed decision.
+//
+// A release instant is estimated from when we read the response, so a
+// client busy elsewhere (a loaded machine) puts it late, never early: a
+// request held longer than the fastest one may have been released up to
+// that much earlier (up to maxReadLag), and an admission that such an
+// earlier release explains is no mismatch either.
 func replayConcurrency(evs []event, lim targets.Limiter, offset, eps time.Duration) int {
 	type rel struct {
 		at  time.Time
 		key string
+		lag time.Duration // how much earlier it may really have been
+	}
+	fastest := time.Duration(-1)
+	for _, ev := range evs {
+		if ev.admitted && (fastest < 0 || ev.hold < fastest) {
+			fastest = ev.hold
+		}
 	}
 	var pending []rel
 	released := map[string][]time.Time{} // recent release instants per key
@@ -243,7 +256,7 @@ func replayConcurrency(evs []event, lim targets.Limiter, offset, eps time.Durati
 			if ev.admitted {
 				// Would an imminent release have made room?
 				for i, p := range pending {
-					if p.key == ev.key && p.at.Sub(at) <= eps {
+					if p.key == ev.key && p.at.Sub(at) <= eps+p.lag {
 						lim.Release(p.key, at)
 						pending = append(pending[:i], pending[i+1:]...)
 						d = lim.Allow(ev.key, at)
@@ -267,7 +280,7 @@ func replayConcurrency(evs []event, lim targets.Limiter, offset, eps time.Durati
 			}
 		}
 		if d.Allowed {
-			pending = append(pending, rel{at.Add(ev.hold), ev.key})
+			pending = append(pending, rel{at.Add(ev.hold), ev.key, min(max(ev.hold-fastest, 0), maxReadLag)})
 			if ev.admitted && ev.judgeDelay && ev.delay > ev.noise+delayTolerance(0) {
 				mis++ // a concurrency cap never queues
 			}
@@ -283,6 +296,10 @@ func replayConcurrency(evs []event, lim targets.Limiter, offset, eps time.Durati
 	}
 	return mis
 }
+
+// maxReadLag bounds how late a loaded client may read a response and still
+// have the release excused: a few scheduler time slices.
+const maxReadLag = 5 * time.Millisecond
 
 // fitFamily tries every config and returns the best ones (all that tie for
 // the fewest mismatches).

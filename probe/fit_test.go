@@ -99,3 +99,29 @@ func TestFitAllSameOnOneCPUAndMany(t *testing.T) {
 		}
 	}
 }
+
+// A response read late by a busy client makes its release look later than
+// it was: an admission right after the true release is excused for up to
+// maxReadLag of that lateness, and no further.
+func TestConcurrencyReplayExcusesLateReads(t *testing.T) {
+	const hold = 50 * time.Millisecond
+	misfits := func(readLate time.Duration) int {
+		evs := []event{
+			{at: epoch, admitted: true, hold: hold},
+			{at: epoch.Add(200 * time.Millisecond), admitted: true, hold: hold + readLate},
+			// the server freed its one slot at 250 ms
+			{at: epoch.Add(251 * time.Millisecond), admitted: true, hold: hold},
+		}
+		lim, err := targets.New(targets.Config{Algo: targets.Concurrency, MaxInflight: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return replayConcurrency(evs, lim, 0, 2*time.Millisecond)
+	}
+	if m := misfits(4 * time.Millisecond); m != 0 {
+		t.Errorf("read 4 ms late: %d misfits, want 0", m)
+	}
+	if m := misfits(20 * time.Millisecond); m != 1 {
+		t.Errorf("read 20 ms late: %d misfits, want 1 (beyond what a loaded client explains)", m)
+	}
+}

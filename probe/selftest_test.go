@@ -20,7 +20,8 @@ func TestProbeNamesEveryFamily(t *testing.T) {
 			continue
 		}
 		if out.Inference.Confidence < 0.5 {
-			t.Errorf("%s: right family but confidence %.2f", spec, out.Inference.Confidence)
+			t.Errorf("%s: right family but confidence %.2f (%d of %d explained); alternatives %+v\nevidence %v",
+				spec, out.Inference.Confidence, out.Inference.Explained, out.Inference.Decisions, out.Inference.Alternatives, out.Inference.Evidence)
 		}
 	}
 }
