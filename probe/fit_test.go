@@ -125,3 +125,33 @@ func TestConcurrencyReplayExcusesLateReads(t *testing.T) {
 		t.Errorf("read 20 ms late: %d misfits, want 1 (beyond what a loaded client explains)", m)
 	}
 }
+
+// The burst instant sits just after a whole wall second, and at least
+// 150 ms from every half second after the first calibration request (where
+// windows aligned to that request have their boundaries).
+func TestBurstInstantAvoidsBoundaries(t *testing.T) {
+	req, err := attack.NewRequest("GET", "http://127.0.0.1:9/", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := attack.New(req, attack.Options{})
+	e.Begin(t.Context())
+	defer e.Finish()
+	for _, calAt := range []time.Duration{0, 30 * time.Millisecond, 280 * time.Millisecond, 510 * time.Millisecond, 930 * time.Millisecond} {
+		col := attack.NewCollector(true)
+		col.Add(&attack.Result{Phase: phaseCalibrate, Sent: calAt - 10*time.Second, Done: calAt - 10*time.Second + time.Millisecond, Status: 200})
+		p := &planner{e: e, col: col}
+		wall := e.Start().Add(p.burstInstant())
+		sub := wall.Sub(wall.Truncate(time.Second))
+		if sub < 20*time.Millisecond || sub > 350*time.Millisecond {
+			t.Errorf("calibration at %s: burst %s after a whole second", calAt, sub)
+		}
+		first := e.Start().Add(calAt - 10*time.Second)
+		if f := wall.Sub(first) % (500 * time.Millisecond); f < 150*time.Millisecond || f > 350*time.Millisecond {
+			t.Errorf("calibration at %s: burst %s past a half second after it", calAt, f)
+		}
+		if d := wall.Sub(time.Now()); d <= 0 || d > 1400*time.Millisecond {
+			t.Errorf("calibration at %s: burst in %s", calAt, d)
+		}
+	}
+}

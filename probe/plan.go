@@ -180,12 +180,26 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 // at an arbitrary phase, that dead time can shrink to a single decision and
 // the two become indistinguishable. The margin covers the trip to the server
 // and a little disagreement between its clock and ours.
+//
+// Windows aligned to our first request instead have boundaries a whole
+// number of half seconds after it; the instant moves later (by at most
+// 300 ms) to keep 150 ms clear of those too.
 func (p *planner) burstInstant() time.Duration {
 	margin := 20*time.Millisecond + p.calibrationRTT()
 	now := time.Now()
 	target := now.Truncate(time.Second).Add(time.Second + margin)
 	if target.Sub(now) > time.Second {
 		target = target.Add(-time.Second) // still early enough in this second
+	}
+	if cal := p.col.Phase(phaseCalibrate); len(cal) > 0 {
+		first := p.e.Start().Add(cal[0].Sent)
+		const half, clear = 500 * time.Millisecond, 150 * time.Millisecond
+		switch f := target.Sub(first) % half; {
+		case f < clear:
+			target = target.Add(clear - f)
+		case f > half-clear:
+			target = target.Add(half - f + clear)
+		}
 	}
 	return p.e.Now() + target.Sub(now)
 }

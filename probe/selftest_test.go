@@ -37,7 +37,7 @@ func TestProbeWithoutHeaders(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !out.FamilyOK || !out.ParamsOK {
-			t.Errorf("%s: inferred %q, truth %s, errors %v", spec, out.Inference.Summary(), out.TruthText, out.ParamErrs)
+			t.Errorf("%s: inferred %q, truth %s, errors %v\nevidence %v", spec, out.Inference.Summary(), out.TruthText, out.ParamErrs, out.Inference.Evidence)
 		}
 	}
 }
