@@ -155,3 +155,15 @@ func TestBurstInstantAvoidsBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// The window's ± spans every window that explains the decisions: probed
+// every 230 ms, a first-aligned window of 1.5 s is known only to that
+// resolution (the grid's own ties said 1.596 ± 0.046 s), and the interval
+// reported must hold the truth.
+func TestInferWindowIntervalHoldsTruth(t *testing.T) {
+	cfg := targets.Config{Algo: targets.FixedWindow, Limit: 4, Window: 1500 * time.Millisecond, Align: targets.AlignFirst}
+	inf := Infer(simulated(t, cfg, epoch, 650*time.Millisecond, 230*time.Millisecond))
+	if inf.Family != targets.FixedWindow || inf.Limit != 4 || inf.WindowS-inf.WindowErrS > 1.5 || inf.WindowS+inf.WindowErrS < 1.5 {
+		t.Errorf("inferred %s", inf.Summary())
+	}
+}

@@ -228,7 +228,7 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 				best = all
 			}
 		}
-		fits = append(fits, familyFit{family: family, best: widenRates(evs, best, unc)})
+		fits = append(fits, familyFit{family: family, best: widen(evs, best, unc, rateOf, withRate)})
 	}
 	refine(targets.TokenBucket, tb)
 	refine(targets.LeakyShaping, ls)
@@ -242,28 +242,34 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			sc = append(sc, targets.Config{Algo: targets.SlidingCounter, Limit: l, Window: w})
 		}
 	}
-	add(targets.FixedWindow, fw, shifted)
-	add(targets.SlidingLog, sl, zero)
-	add(targets.SlidingCounter, sc, shifted)
+	for _, w := range []struct {
+		family string
+		cfgs   []targets.Config
+		offs   []time.Duration
+	}{{targets.FixedWindow, fw, shifted}, {targets.SlidingLog, sl, zero}, {targets.SlidingCounter, sc, shifted}} {
+		best := widen(evs, fitFamily(evs, w.cfgs, w.offs, unc), unc, windowOf, withWindow)
+		fits = append(fits, familyFit{family: w.family, best: best})
+	}
 	return fits
 }
 
-// widenRates extends a family's tied best candidates to every rate (in
-// 0.1% steps, up to 10% beyond the found ones) that explains the decisions
-// as well. A trace pins a rate only to its own resolution — a bucket of 1
-// probed every 30 ms admits on the same requests for any refill period
-// between 480 and 510 ms — so the reported rate and its ± must be that
-// interval's middle and half-width, not the first ties a grid happened on.
-func widenRates(evs []event, best []Candidate, unc time.Duration) []Candidate {
+// widen extends a family's tied best candidates to every value of one
+// parameter (in 0.1% steps, up to 10% beyond the found ones) that explains
+// the decisions as well. A trace pins a rate or a window only to its own
+// resolution — a bucket of 1 probed every 30 ms admits on the same requests
+// for any refill period between 480 and 510 ms — so the reported value and
+// its ± must be that interval's middle and half-width, not the first ties a
+// grid happened on.
+func widen(evs []event, best []Candidate, unc time.Duration, value func(targets.Config) float64, scaled func(targets.Config, float64) targets.Config) []Candidate {
 	if len(best) == 0 {
 		return best
 	}
 	lo, hi := best[0], best[0]
 	for _, c := range best {
-		if c.Config.Rate < lo.Config.Rate {
+		if value(c.Config) < value(lo.Config) {
 			lo = c
 		}
-		if c.Config.Rate > hi.Config.Rate {
+		if value(c.Config) > value(hi.Config) {
 			hi = c
 		}
 	}
@@ -273,15 +279,25 @@ func widenRates(evs []event, best []Candidate, unc time.Duration) []Candidate {
 		step float64
 	}{{lo, -0.001}, {hi, 0.001}} {
 		for k := 1; k <= 100; k++ {
-			c := edge.from.Config
-			c.Rate *= 1 + float64(k)*edge.step
-			if replay(evs, c, 0, unc, m) > m {
+			c := scaled(edge.from.Config, 1+float64(k)*edge.step)
+			if replay(evs, c, edge.from.Offset, unc, m) > m {
 				break
 			}
-			best = append(best, Candidate{Config: c, Mismatches: m, Scored: len(evs)})
+			best = append(best, Candidate{Config: c, Mismatches: m, Scored: len(evs), Offset: edge.from.Offset})
 		}
 	}
 	return best
+}
+
+func rateOf(c targets.Config) float64 { return c.Rate }
+
+func withRate(c targets.Config, f float64) targets.Config { c.Rate *= f; return c }
+
+func windowOf(c targets.Config) float64 { return c.Window.Seconds() }
+
+func withWindow(c targets.Config, f float64) targets.Config {
+	c.Window = time.Duration(float64(c.Window) * f)
+	return c
 }
 
 // setParams reports the parameters of the best candidates: the middle of
