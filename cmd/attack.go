@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/signal"
@@ -170,19 +171,10 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	col := attack.NewCollector(keep)
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxDuration)
 	eng := attack.New(req, f.options(), stream.Add, col.Add, prog.Add)
-	runCtx := eng.BeginAt(ctx, start)
-	rep, runErr := prof.Run(runCtx, eng, col)
-	eng.Finish()
+	rep, notes, runErr, closeErr := runRecorded(ctx, eng, start, prof, col, stream, path)
 	prog.Stop()
-	notes := eng.Notes()
-	if ctx.Err() != nil {
-		notes = append(notes, "interrupted: the results so far are in "+path)
-	}
-	if runErr == nil {
-		stream.Conclude(rep)
-	}
-	if err := stream.Close(notes, eng.Now()); err != nil {
-		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, err)
+	if closeErr != nil {
+		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, closeErr)
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "results: %s\n", path)
 	if runErr != nil {
@@ -209,6 +201,22 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	}
 	report.Verdict(out, rep.Verdict, rep.Notes)
 	return nil
+}
+
+// runRecorded runs prof on eng (begun at start) and ends its results stream:
+// the profile's outcome when it concluded, the engine's notes, and a note
+// when ctx was interrupted. closeErr is the stream's own failure to write.
+func runRecorded(ctx context.Context, eng *attack.Engine, start time.Time, prof attack.Profile, col *attack.Collector, stream *attack.Stream, path string) (rep attack.Report, notes []string, runErr, closeErr error) {
+	rep, runErr = prof.Run(eng.BeginAt(ctx, start), eng, col)
+	eng.Finish()
+	notes = eng.Notes()
+	if ctx.Err() != nil {
+		notes = append(notes, "interrupted: the results so far are in "+path)
+	}
+	if runErr == nil {
+		stream.Conclude(rep)
+	}
+	return rep, notes, runErr, stream.Close(notes, eng.Now())
 }
 
 // exactArgs is cobra.ExactArgs with a message that says what is missing.

@@ -248,18 +248,9 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 	ct.Results = path
 	col := attack.NewCollector(keep)
 	eng := attack.New(req, f.options(), stream.Add, col.Add)
-	runCtx := eng.BeginAt(ctx, start)
-	rep, runErr := prof.Run(runCtx, eng, col)
-	eng.Finish()
-	notes := eng.Notes()
-	if ctx.Err() != nil {
-		notes = append(notes, "interrupted: the results so far are in "+path)
-	}
-	if runErr == nil {
-		stream.Conclude(rep)
-	}
-	if err := stream.Close(notes, eng.Now()); err != nil {
-		notes = append(notes, fmt.Sprintf("writing %s: %v", path, err))
+	rep, notes, runErr, closeErr := runRecorded(ctx, eng, start, prof, col, stream, path)
+	if closeErr != nil {
+		notes = append(notes, fmt.Sprintf("writing %s: %v", path, closeErr))
 	}
 	s := col.Metrics.Summary()
 	ct.Requests, ct.ElapsedS, ct.statuses = s.Requests, eng.Now().Seconds(), s.Statuses
