@@ -76,6 +76,8 @@ type Engine struct {
 
 	realtimeRelease atomic.Bool // the last burst's writes ran at real-time priority
 
+	budgetChecked chan struct{} // closed once the time-budget note is settled
+
 	notesMu sync.Mutex
 	notes   []string
 }
@@ -114,7 +116,11 @@ func (e *Engine) BeginAt(parent context.Context, start time.Time) context.Contex
 	e.start = start
 	e.ctx, e.cancel = context.WithTimeout(parent, e.opt.MaxDuration)
 	context.AfterFunc(parent, e.pool.abort)
+	// The note is written on the AfterFunc's goroutine; Finish waits for it,
+	// so a run the time budget ended always says so.
+	e.budgetChecked = make(chan struct{})
 	context.AfterFunc(e.ctx, func() {
+		defer close(e.budgetChecked)
 		if e.ctx.Err() == context.DeadlineExceeded {
 			e.note(fmt.Sprintf("time budget reached: stopped after %s (raise --max-duration)", e.opt.MaxDuration))
 		}
@@ -166,6 +172,7 @@ func (e *Engine) Finish() {
 	e.pool.closeIdle()
 	if e.cancel != nil {
 		e.cancel()
+		<-e.budgetChecked
 	}
 }
 
