@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
-	"github.com/ratecheck/ratecheck/probe/grade"
 	"github.com/ratecheck/ratecheck/report"
 )
 

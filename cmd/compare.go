@@ -19,8 +19,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
-	"github.com/ratecheck/ratecheck/probe/grade"
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )

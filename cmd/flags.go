@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/targets"
 	"github.com/ratecheck/ratecheck/targets/launch"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // requestFlags are the request-shaping and budget flags every command that
@@ -112,7 +112,7 @@ func rateFlag(name, v string, allowMax bool) (float64, error) {
 	if allowMax && v == "max" {
 		return 0, nil
 	}
-	r, err := targets.ParseRate(v)
+	r, err := limiter.ParseRate(v)
 	if err != nil {
 		return 0, usageErr("--%s: %v", name, err)
 	}

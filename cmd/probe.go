@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
-	"github.com/ratecheck/ratecheck/probe/grade"
 	"github.com/ratecheck/ratecheck/report"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
-	"github.com/ratecheck/ratecheck/probe/grade"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 

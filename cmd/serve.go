@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
@@ -25,7 +25,7 @@ address it listens on and stops on SIGINT/SIGTERM. --fault breaks one rule
 of that contract on purpose (a lying Remaining, a short Retry-After, ...)
 so a grader can be seen failing; see docs/grading.md.
 
-Algorithms: ` + fmt.Sprint(targets.Families),
+Algorithms: ` + fmt.Sprint(limiter.Families),
 		Example: `  ratecheck serve --algo token_bucket --rate 10/s --burst 20 --addr 127.0.0.1:8080
   ratecheck serve --algo fixed_window --limit 5 --window 2s --addr 127.0.0.1:0
   ratecheck serve --algo leaky_shaping --rate 10/s --burst 5 --status 503 --headers none
@@ -70,7 +70,7 @@ Algorithms: ` + fmt.Sprint(targets.Families),
 	f.String("delay", "0", "leaky_shaping: first N excess requests pass undelayed (nginx delay=)")
 	f.String("limit", "100", "requests per window for window algorithms")
 	f.String("window", "1m", "window length for window algorithms")
-	f.String("align", targets.AlignWall, "fixed_window alignment: wall (epoch multiples) or first (key's first request)")
+	f.String("align", limiter.AlignWall, "fixed_window alignment: wall (epoch multiples) or first (key's first request)")
 	f.String("max-inflight", "10", "concurrency cap")
 	f.String("status", "429", "rejection status: 429 or 503")
 	f.String("headers", refserver.HeadersBoth, "quota headers: none, x-ratelimit, ietf, both")

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // accuracyMatrix covers every family with at least three parameter sets:
@@ -90,7 +90,7 @@ func TestAccuracyMatrix(t *testing.T) {
 	w.Flush()
 	fmt.Println("\nconfusion matrix (rows: truth, columns: inferred)")
 	var fams []string
-	fams = append(fams, targets.Families...)
+	fams = append(fams, limiter.Families...)
 	fams = append(fams, Inconclusive)
 	w = tabwriter.NewWriter(os.Stdout, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "\t"+strings.Join(abbrev(fams), "\t")+"\t")

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // facts are the 3–5 observations that decided the inference, phrased so a
@@ -50,10 +50,10 @@ func (o *Observation) facts(inf Inference) []string {
 			first := adm[0] - tr[0].Sent
 			s := fmt.Sprintf("recovery trace (%d requests over %.1f s): first admission %.0f ms after exhaustion, %d admitted",
 				len(tr), span, float64(first)/1e6, len(adm))
-			windowed := inf.Family == targets.FixedWindow || inf.Family == targets.SlidingLog || inf.Family == targets.SlidingCounter
+			windowed := inf.Family == limiter.FixedWindow || inf.Family == limiter.SlidingLog || inf.Family == limiter.SlidingCounter
 			if len(steps) >= 2 && windowed {
 				s += fmt.Sprintf("; capacity came back in steps %.2f s apart (window boundaries)", (steps[1] - steps[0]).Seconds())
-			} else if len(adm) >= 3 && (inf.Family == targets.TokenBucket || inf.Family == targets.LeakyShaping) {
+			} else if len(adm) >= 3 && (inf.Family == limiter.TokenBucket || inf.Family == limiter.LeakyShaping) {
 				s += fmt.Sprintf(" one at a time at %.2f/s (continuous refill)", float64(len(adm)-1)/(adm[len(adm)-1]-adm[0]).Seconds())
 			}
 			out = append(out, s)
@@ -72,9 +72,9 @@ func (o *Observation) facts(inf Inference) []string {
 		out = append(out, s)
 	}
 	switch inf.Family {
-	case targets.TokenBucket:
+	case limiter.TokenBucket:
 		out = append(out, fmt.Sprintf("nginx limit_req rate=%sr/s burst=%d nodelay behaves the same (GCRA ≡ token bucket of capacity burst+1)", fnum(inf.RatePerS), inf.Burst-1))
-	case targets.LeakyShaping:
+	case limiter.LeakyShaping:
 		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
 	}
 	if inf.Scope != "untested" {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // event is one observed decision, placed on the server's time line.
@@ -32,7 +32,7 @@ type event struct {
 
 // Candidate is one model with parameters and how well it explains the run.
 type Candidate struct {
-	Config     targets.Config
+	Config     limiter.Config
 	Mismatches int // decisions (or delays) the model gets wrong
 	Scored     int // decisions compared
 	Offset     time.Duration
@@ -170,19 +170,19 @@ func reorderClusters(evs []event) {
 // it is not a mismatch.
 // It stops counting once mismatches exceed bound: the caller only keeps
 // the best candidates, so the exact count of a worse one is never needed.
-func replay(evs []event, cfg targets.Config, offset, eps time.Duration, bound int) int {
-	lim, err := targets.New(cfg)
+func replay(evs []event, cfg limiter.Config, offset, eps time.Duration, bound int) int {
+	lim, err := limiter.New(cfg)
 	if err != nil {
 		return math.MaxInt32
 	}
-	if cfg.Algo == targets.Concurrency {
+	if cfg.Algo == limiter.Concurrency {
 		return replayConcurrency(evs, lim, offset, eps)
 	}
 	mis := 0
 	var prev time.Time
 	for _, ev := range evs {
 		at := ev.at.Add(offset)
-		var d targets.Decision
+		var d limiter.Decision
 		if ev.admitted {
 			d = lim.Allow(ev.key, at)
 			// Within timing uncertainty of the instant capacity returns:
@@ -223,7 +223,7 @@ func replay(evs []event, cfg targets.Config, offset, eps time.Duration, bound in
 // request held longer than the fastest one may have been released up to
 // that much earlier (up to maxReadLag), and an admission that such an
 // earlier release explains is no mismatch either.
-func replayConcurrency(evs []event, lim targets.Limiter, offset, eps time.Duration) int {
+func replayConcurrency(evs []event, lim limiter.Limiter, offset, eps time.Duration) int {
 	type rel struct {
 		at  time.Time
 		key string
@@ -303,7 +303,7 @@ const maxReadLag = 5 * time.Millisecond
 
 // fitFamily tries every config and returns the best ones (all that tie for
 // the fewest mismatches).
-func fitFamily(evs []event, cfgs []targets.Config, offsets []time.Duration, eps time.Duration) []Candidate {
+func fitFamily(evs []event, cfgs []limiter.Config, offsets []time.Duration, eps time.Duration) []Candidate {
 	// Replays are independent: split the grid into contiguous chunks, one
 	// per CPU, sharing the best mismatch count found so far as the bound,
 	// and merge in grid order so the result is the same as a serial scan.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // simulated is the observation a probe would record against cfg on a
@@ -15,9 +15,9 @@ import (
 // apart, a burst of 30 at burstAt, five sequential requests, 50 trace
 // requests every traceEvery), each decided by the reference model half a millisecond after
 // its send and answered a millisecond after it.
-func simulated(t *testing.T, cfg targets.Config, start time.Time, burstAt, traceEvery time.Duration) *Observation {
+func simulated(t *testing.T, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration) *Observation {
 	t.Helper()
-	lim, err := targets.New(cfg)
+	lim, err := limiter.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,12 +59,12 @@ var epoch = time.Unix(1_800_000_000, 0)
 // sliding log of 1, are listed as equivalent), and its rate as the
 // interval the trace's resolution allows, which holds the truth.
 func TestInferBucketOfOne(t *testing.T) {
-	obs := simulated(t, targets.Config{Algo: targets.TokenBucket, Rate: 2, Burst: 1}, epoch, 700*time.Millisecond, 30*time.Millisecond)
+	obs := simulated(t, limiter.Config{Algo: limiter.TokenBucket, Rate: 2, Burst: 1}, epoch, 700*time.Millisecond, 30*time.Millisecond)
 	inf := Infer(obs)
 	// Probed every 30 ms, any refill period in (480, 510] ms admits the
 	// same requests: the rate is known to [1.96, 2.08) and no better.
 	lo, hi := inf.RatePerS-inf.RateErr, inf.RatePerS+inf.RateErr
-	if inf.Family != targets.TokenBucket || inf.Burst != 1 || lo > 2 || hi < 2 || lo < 1.95 || hi > 2.1 || inf.Explained != inf.Decisions {
+	if inf.Family != limiter.TokenBucket || inf.Burst != 1 || lo > 2 || hi < 2 || lo < 1.95 || hi > 2.1 || inf.Explained != inf.Decisions {
 		t.Fatalf("inferred %s (%d of %d explained)", inf.Summary(), inf.Explained, inf.Decisions)
 	}
 }
@@ -73,9 +73,9 @@ func TestInferBucketOfOne(t *testing.T) {
 // until the next boundary; a token bucket would refill at once. The probe
 // releases its burst just after a whole second for this reason.
 func TestInferSlidingCounterFromAWindowStartBurst(t *testing.T) {
-	obs := simulated(t, targets.Config{Algo: targets.SlidingCounter, Limit: 20, Window: 2 * time.Second}, epoch, 2*time.Second+30*time.Millisecond, 100*time.Millisecond)
+	obs := simulated(t, limiter.Config{Algo: limiter.SlidingCounter, Limit: 20, Window: 2 * time.Second}, epoch, 2*time.Second+30*time.Millisecond, 100*time.Millisecond)
 	inf := Infer(obs)
-	if inf.Family != targets.SlidingCounter || inf.Limit != 20 || inf.WindowS != 2 || inf.Confidence < 0.8 {
+	if inf.Family != limiter.SlidingCounter || inf.Limit != 20 || inf.WindowS != 2 || inf.Confidence < 0.8 {
 		t.Fatalf("inferred %s, confidence %.2f, alternatives %+v", inf.Summary(), inf.Confidence, inf.Alternatives)
 	}
 }
@@ -83,7 +83,7 @@ func TestInferSlidingCounterFromAWindowStartBurst(t *testing.T) {
 // The grid is searched in parallel; the result must be what a serial scan
 // finds, in the same order (later refinements take the first few ties).
 func TestFitAllSameOnOneCPUAndMany(t *testing.T) {
-	obs := simulated(t, targets.Config{Algo: targets.SlidingLog, Limit: 10, Window: time.Second}, epoch, 650*time.Millisecond, 100*time.Millisecond)
+	obs := simulated(t, limiter.Config{Algo: limiter.SlidingLog, Limit: 10, Window: time.Second}, epoch, 650*time.Millisecond, 100*time.Millisecond)
 	evs, h := obs.events(), obs.hypotheses()
 	prev := runtime.GOMAXPROCS(1)
 	serial := fitAll(evs, h, obs.RTT)
@@ -94,7 +94,7 @@ func TestFitAllSameOnOneCPUAndMany(t *testing.T) {
 		t.Fatal("fitAll differs between one CPU and several")
 	}
 	for _, f := range serial {
-		if f.family == targets.SlidingLog && f.mismatches() != 0 {
+		if f.family == limiter.SlidingLog && f.mismatches() != 0 {
 			t.Fatalf("the true model misfits %d decisions", f.mismatches())
 		}
 	}
@@ -112,7 +112,7 @@ func TestConcurrencyReplayExcusesLateReads(t *testing.T) {
 			// the server freed its one slot at 250 ms
 			{at: epoch.Add(251 * time.Millisecond), admitted: true, hold: hold},
 		}
-		lim, err := targets.New(targets.Config{Algo: targets.Concurrency, MaxInflight: 1})
+		lim, err := limiter.New(limiter.Config{Algo: limiter.Concurrency, MaxInflight: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,9 +161,9 @@ func TestBurstInstantAvoidsBoundaries(t *testing.T) {
 // resolution (the grid's own ties said 1.596 ± 0.046 s), and the interval
 // reported must hold the truth.
 func TestInferWindowIntervalHoldsTruth(t *testing.T) {
-	cfg := targets.Config{Algo: targets.FixedWindow, Limit: 4, Window: 1500 * time.Millisecond, Align: targets.AlignFirst}
+	cfg := limiter.Config{Algo: limiter.FixedWindow, Limit: 4, Window: 1500 * time.Millisecond, Align: limiter.AlignFirst}
 	inf := Infer(simulated(t, cfg, epoch, 650*time.Millisecond, 230*time.Millisecond))
-	if inf.Family != targets.FixedWindow || inf.Limit != 4 || inf.WindowS-inf.WindowErrS > 1.5 || inf.WindowS+inf.WindowErrS < 1.5 {
+	if inf.Family != limiter.FixedWindow || inf.Limit != 4 || inf.WindowS-inf.WindowErrS > 1.5 || inf.WindowS+inf.WindowErrS < 1.5 {
 		t.Errorf("inferred %s", inf.Summary())
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // Inference is the probe's verdict: the family, its parameters with their
@@ -49,13 +49,13 @@ const Inconclusive = "inconclusive"
 // paramCount is each family's number of free parameters, for the penalty
 // that prefers the simpler of two equally good explanations.
 var paramCount = map[string]int{
-	targets.None: 0, targets.Concurrency: 1, targets.TokenBucket: 2, targets.LeakyShaping: 2,
-	targets.FixedWindow: 2, targets.SlidingLog: 2, targets.SlidingCounter: 2,
+	limiter.None: 0, limiter.Concurrency: 1, limiter.TokenBucket: 2, limiter.LeakyShaping: 2,
+	limiter.FixedWindow: 2, limiter.SlidingLog: 2, limiter.SlidingCounter: 2,
 }
 
 // familyOrder breaks exact ties: the simpler, more common family first.
-var familyOrder = []string{targets.None, targets.Concurrency, targets.TokenBucket, targets.LeakyShaping,
-	targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter}
+var familyOrder = []string{limiter.None, limiter.Concurrency, limiter.TokenBucket, limiter.LeakyShaping,
+	limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter}
 
 type familyFit struct {
 	family string
@@ -84,7 +84,7 @@ func Infer(o *Observation) Inference {
 		return inf
 	}
 	if rejectedEvents(evs) == 0 {
-		inf.Family = targets.None
+		inf.Family = limiter.None
 		inf.Explained = len(evs)
 		// Never proven, only not refuted: confidence grows with how hard
 		// the plan pushed.
@@ -158,23 +158,23 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	unc := rtt + 2*time.Millisecond
 	shifted := []time.Duration{-eps, 0, eps}
 	var fits []familyFit
-	add := func(family string, cfgs []targets.Config, offs []time.Duration) {
+	add := func(family string, cfgs []limiter.Config, offs []time.Duration) {
 		fits = append(fits, familyFit{family: family, best: fitFamily(evs, cfgs, offs, unc)})
 	}
-	add(targets.None, []targets.Config{{Algo: targets.None}}, zero)
-	var conc []targets.Config
+	add(limiter.None, []limiter.Config{{Algo: limiter.None}}, zero)
+	var conc []limiter.Config
 	for _, l := range h.limits {
-		conc = append(conc, targets.Config{Algo: targets.Concurrency, MaxInflight: l})
+		conc = append(conc, limiter.Config{Algo: limiter.Concurrency, MaxInflight: l})
 	}
-	add(targets.Concurrency, conc, zero)
-	buckets := func(rates []float64) (tb, ls []targets.Config) {
+	add(limiter.Concurrency, conc, zero)
+	buckets := func(rates []float64) (tb, ls []limiter.Config) {
 		for _, r := range rates {
 			for _, b := range h.limits {
-				tb = append(tb, targets.Config{Algo: targets.TokenBucket, Rate: r, Burst: b})
+				tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: r, Burst: b})
 				for _, d := range h.delays {
 					// delay ≥ burst never queues: that is a token bucket.
 					if b >= 2 && d < b-1 {
-						ls = append(ls, targets.Config{Algo: targets.LeakyShaping, Rate: r, Burst: b - 1, DelayAfter: d})
+						ls = append(ls, limiter.Config{Algo: limiter.LeakyShaping, Rate: r, Burst: b - 1, DelayAfter: d})
 					}
 				}
 			}
@@ -192,14 +192,14 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	// ties with the window families.)
 	if slices.Contains(h.limits, 1) {
 		for _, w := range h.windows {
-			tb = append(tb, targets.Config{Algo: targets.TokenBucket, Rate: 1 / w.Seconds(), Burst: 1})
+			tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: 1 / w.Seconds(), Burst: 1})
 		}
 	}
 	// Coarse then fine: the trace's rate estimate is rough, the replay is
 	// exact, so refine around the best coarse rate in 0.25% steps.
 	// Refine twice around the best rate: 0.25% steps, then 0.02% — a long
 	// trace pins the rate to (timing uncertainty ÷ trace length).
-	refine := func(family string, coarse []targets.Config) {
+	refine := func(family string, coarse []limiter.Config) {
 		best := fitFamily(evs, coarse, zero, unc)
 		if len(best) == 0 {
 			fits = append(fits, familyFit{family: family})
@@ -221,7 +221,7 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			}
 			tbF, lsF := buckets(rates)
 			fine := lsF
-			if family == targets.TokenBucket {
+			if family == limiter.TokenBucket {
 				fine = tbF
 			}
 			if all := fitFamily(evs, fine, zero, unc); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
@@ -230,23 +230,23 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		}
 		fits = append(fits, familyFit{family: family, best: widen(evs, best, unc, rateOf, withRate)})
 	}
-	refine(targets.TokenBucket, tb)
-	refine(targets.LeakyShaping, ls)
-	var fw []targets.Config
-	var sl, sc []targets.Config
+	refine(limiter.TokenBucket, tb)
+	refine(limiter.LeakyShaping, ls)
+	var fw []limiter.Config
+	var sl, sc []limiter.Config
 	for _, w := range h.windows {
 		for _, l := range h.limits {
-			fw = append(fw, targets.Config{Algo: targets.FixedWindow, Limit: l, Window: w, Align: targets.AlignWall},
-				targets.Config{Algo: targets.FixedWindow, Limit: l, Window: w, Align: targets.AlignFirst})
-			sl = append(sl, targets.Config{Algo: targets.SlidingLog, Limit: l, Window: w})
-			sc = append(sc, targets.Config{Algo: targets.SlidingCounter, Limit: l, Window: w})
+			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall},
+				limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst})
+			sl = append(sl, limiter.Config{Algo: limiter.SlidingLog, Limit: l, Window: w})
+			sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w})
 		}
 	}
 	for _, w := range []struct {
 		family string
-		cfgs   []targets.Config
+		cfgs   []limiter.Config
 		offs   []time.Duration
-	}{{targets.FixedWindow, fw, shifted}, {targets.SlidingLog, sl, zero}, {targets.SlidingCounter, sc, shifted}} {
+	}{{limiter.FixedWindow, fw, shifted}, {limiter.SlidingLog, sl, zero}, {limiter.SlidingCounter, sc, shifted}} {
 		best := widen(evs, fitFamily(evs, w.cfgs, w.offs, unc), unc, windowOf, withWindow)
 		fits = append(fits, familyFit{family: w.family, best: best})
 	}
@@ -260,7 +260,7 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 // for any refill period between 480 and 510 ms — so the reported value and
 // its ± must be that interval's middle and half-width, not the first ties a
 // grid happened on.
-func widen(evs []event, best []Candidate, unc time.Duration, value func(targets.Config) float64, scaled func(targets.Config, float64) targets.Config) []Candidate {
+func widen(evs []event, best []Candidate, unc time.Duration, value func(limiter.Config) float64, scaled func(limiter.Config, float64) limiter.Config) []Candidate {
 	if len(best) == 0 {
 		return best
 	}
@@ -289,13 +289,13 @@ func widen(evs []event, best []Candidate, unc time.Duration, value func(targets.
 	return best
 }
 
-func rateOf(c targets.Config) float64 { return c.Rate }
+func rateOf(c limiter.Config) float64 { return c.Rate }
 
-func withRate(c targets.Config, f float64) targets.Config { c.Rate *= f; return c }
+func withRate(c limiter.Config, f float64) limiter.Config { c.Rate *= f; return c }
 
-func windowOf(c targets.Config) float64 { return c.Window.Seconds() }
+func windowOf(c limiter.Config) float64 { return c.Window.Seconds() }
 
-func withWindow(c targets.Config, f float64) targets.Config {
+func withWindow(c limiter.Config, f float64) limiter.Config {
 	c.Window = time.Duration(float64(c.Window) * f)
 	return c
 }
@@ -304,7 +304,7 @@ func withWindow(c targets.Config, f float64) targets.Config {
 // their range, ± half its width.
 func (inf *Inference) setParams(cs []Candidate) {
 	c := cs[0].Config
-	spanF := func(get func(targets.Config) float64) (mid, err float64) {
+	spanF := func(get func(limiter.Config) float64) (mid, err float64) {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, x := range cs {
 			v := get(x.Config)
@@ -317,21 +317,21 @@ func (inf *Inference) setParams(cs []Candidate) {
 		return math.Round(v*p) / p
 	}
 	switch c.Algo {
-	case targets.TokenBucket, targets.LeakyShaping:
-		r, re := spanF(func(c targets.Config) float64 { return c.Rate })
-		b, be := spanF(func(c targets.Config) float64 { return float64(c.Burst) })
+	case limiter.TokenBucket, limiter.LeakyShaping:
+		r, re := spanF(func(c limiter.Config) float64 { return c.Rate })
+		b, be := spanF(func(c limiter.Config) float64 { return float64(c.Burst) })
 		inf.RatePerS, inf.RateErr = round(r, 3), round(re, 3)
 		inf.Burst, inf.BurstErr = int(math.Round(b)), int(math.Ceil(be))
 		inf.Delay = c.DelayAfter
-	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
-		l, le := spanF(func(c targets.Config) float64 { return float64(c.Limit) })
-		w, we := spanF(func(c targets.Config) float64 { return c.Window.Seconds() })
+	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
+		l, le := spanF(func(c limiter.Config) float64 { return float64(c.Limit) })
+		w, we := spanF(func(c limiter.Config) float64 { return c.Window.Seconds() })
 		inf.Limit, inf.LimitErr = int(math.Round(l)), int(math.Ceil(le))
 		inf.WindowS, inf.WindowErrS = round(w, 3), round(we, 3)
-		if c.Algo == targets.FixedWindow {
+		if c.Algo == limiter.FixedWindow {
 			inf.Alignment = alignmentOf(cs)
 		}
-	case targets.Concurrency:
+	case limiter.Concurrency:
 		inf.MaxInflight = c.MaxInflight
 	}
 }
@@ -367,17 +367,17 @@ func (inf Inference) Summary() string {
 	switch inf.Family {
 	case Inconclusive:
 		return "inconclusive: " + inf.Reason
-	case targets.None:
+	case limiter.None:
 		return "no limit observed"
-	case targets.TokenBucket:
+	case limiter.TokenBucket:
 		return fmt.Sprintf("token_bucket: rate %s ± %s/s, burst %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
-	case targets.LeakyShaping:
+	case limiter.LeakyShaping:
 		s := fmt.Sprintf("leaky_shaping: rate %s ± %s/s, queue (burst) %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
 		if inf.Delay > 0 {
 			s += fmt.Sprintf(", first %d excess undelayed", inf.Delay)
 		}
 		return s
-	case targets.Concurrency:
+	case limiter.Concurrency:
 		return fmt.Sprintf("concurrency: at most %d in flight", inf.MaxInflight)
 	}
 	s := fmt.Sprintf("%s: limit %d ± %d per %ss ± %ss", inf.Family, inf.Limit, inf.LimitErr, fnum(inf.WindowS), fnum(inf.WindowErrS))
@@ -441,23 +441,23 @@ func (o *Observation) undecidedReason() string {
 }
 
 // Model is the reference limiter this inference names, as a config that
-// targets.New builds: what grading replays against and what reports draw.
-func (inf Inference) Model() (targets.Config, error) {
-	c := targets.Config{Algo: inf.Family}
+// limiter.New builds: what grading replays against and what reports draw.
+func (inf Inference) Model() (limiter.Config, error) {
+	c := limiter.Config{Algo: inf.Family}
 	switch inf.Family {
-	case targets.TokenBucket:
+	case limiter.TokenBucket:
 		c.Rate, c.Burst = inf.RatePerS, inf.Burst
-	case targets.LeakyShaping:
+	case limiter.LeakyShaping:
 		c.Rate, c.Burst, c.DelayAfter = inf.RatePerS, inf.Burst, inf.Delay
-	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		c.Limit, c.Window = inf.Limit, time.Duration(inf.WindowS*float64(time.Second))
-		c.Align = targets.AlignWall
-		if inf.Alignment == targets.AlignFirst {
-			c.Align = targets.AlignFirst
+		c.Align = limiter.AlignWall
+		if inf.Alignment == limiter.AlignFirst {
+			c.Align = limiter.AlignFirst
 		}
-	case targets.Concurrency:
+	case limiter.Concurrency:
 		c.MaxInflight = inf.MaxInflight
-	case targets.None:
+	case limiter.None:
 	default:
 		return c, fmt.Errorf("no model for %q", inf.Family)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
@@ -15,7 +15,7 @@ import (
 // accuracy harness and `ratecheck demo` are made of these.
 type Outcome struct {
 	Spec      string         `json:"target"`
-	Truth     targets.Config `json:"-"`
+	Truth     limiter.Config `json:"-"`
 	TruthText string         `json:"truth"`
 	Inference Inference      `json:"inference"`
 	FamilyOK  bool           `json:"family_ok"`
@@ -64,17 +64,17 @@ func ProbeBuiltin(ctx context.Context, spec string, opt Options, sinks ...func(*
 	return out, nil
 }
 
-func describe(c targets.Config) string {
+func describe(c limiter.Config) string {
 	switch c.Algo {
-	case targets.TokenBucket:
+	case limiter.TokenBucket:
 		return fmt.Sprintf("token_bucket %g/s b=%d", c.Rate, c.Burst)
-	case targets.LeakyShaping:
+	case limiter.LeakyShaping:
 		return fmt.Sprintf("leaky_shaping %g/s burst=%d", c.Rate, c.Burst)
-	case targets.FixedWindow:
+	case limiter.FixedWindow:
 		return fmt.Sprintf("fixed_window %d/%s %s", c.Limit, c.Window, c.Align)
-	case targets.SlidingLog, targets.SlidingCounter:
+	case limiter.SlidingLog, limiter.SlidingCounter:
 		return fmt.Sprintf("%s %d/%s", c.Algo, c.Limit, c.Window)
-	case targets.Concurrency:
+	case limiter.Concurrency:
 		return fmt.Sprintf("concurrency %d", c.MaxInflight)
 	}
 	return c.Algo
@@ -95,13 +95,13 @@ func (o *Outcome) score() {
 		}
 	}
 	switch t.Algo {
-	case targets.TokenBucket, targets.LeakyShaping:
+	case limiter.TokenBucket, limiter.LeakyShaping:
 		rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
 		rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
-	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		rel("limit", float64(inf.Limit), float64(t.Limit), 0.1*float64(t.Limit))
 		rel("window", inf.WindowS, t.Window.Seconds(), 0.1*t.Window.Seconds())
-	case targets.Concurrency:
+	case limiter.Concurrency:
 		rel("max_inflight", float64(inf.MaxInflight), float64(t.MaxInflight), math.Max(1, 0.1*float64(t.MaxInflight)))
 	}
 	o.ParamsOK = len(o.ParamErrs) == 0

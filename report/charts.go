@@ -9,7 +9,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // The charts of the HTML report are computed here as lists of SVG shapes
@@ -244,12 +244,12 @@ func pointTitle(r *attack.Result) string {
 // replay runs the inferred model over the observed arrivals (send + RTT/2)
 // and returns, per result index, whether the model admits it (decided
 // results only: ok[i] is false for a transport error or another status).
-func replay(inf *probe.Inference, start time.Time, rtt time.Duration, rs []attack.Result) (admit, ok []bool, cfg targets.Config, err error) {
+func replay(inf *probe.Inference, start time.Time, rtt time.Duration, rs []attack.Result) (admit, ok []bool, cfg limiter.Config, err error) {
 	cfg, err = modelConfig(inf)
 	if err != nil {
 		return nil, nil, cfg, err
 	}
-	lim, err := targets.New(cfg)
+	lim, err := limiter.New(cfg)
 	if err != nil {
 		return nil, nil, cfg, err
 	}
@@ -306,7 +306,7 @@ func replay(inf *probe.Inference, start time.Time, rtt time.Duration, rs []attac
 		}
 		d := lim.Allow(key, at)
 		admit[i], ok[i] = d.Allowed, true
-		if d.Allowed && cfg.Algo == targets.Concurrency {
+		if d.Allowed && cfg.Algo == limiter.Concurrency {
 			pending = append(pending, rel{at: start.Add(max(r.Done-rtt/2, r.Sent+rtt/2)), key: key})
 		}
 	}
@@ -314,25 +314,25 @@ func replay(inf *probe.Inference, start time.Time, rtt time.Duration, rs []attac
 }
 
 // modelConfig is the reference limiter an inference names.
-func modelConfig(inf *probe.Inference) (targets.Config, error) {
+func modelConfig(inf *probe.Inference) (limiter.Config, error) {
 	if inf == nil {
-		return targets.Config{}, fmt.Errorf("no inference")
+		return limiter.Config{}, fmt.Errorf("no inference")
 	}
 	return inf.Model()
 }
 
 // modelText names a model with its parameters.
-func modelText(c targets.Config) string {
+func modelText(c limiter.Config) string {
 	switch c.Algo {
-	case targets.TokenBucket:
-		return fmt.Sprintf("token_bucket rate %s burst %d", targets.FormatRate(c.Rate), c.Burst)
-	case targets.LeakyShaping:
-		return fmt.Sprintf("leaky_shaping rate %s burst %d delay %d", targets.FormatRate(c.Rate), c.Burst, c.DelayAfter)
-	case targets.FixedWindow:
+	case limiter.TokenBucket:
+		return fmt.Sprintf("token_bucket rate %s burst %d", limiter.FormatRate(c.Rate), c.Burst)
+	case limiter.LeakyShaping:
+		return fmt.Sprintf("leaky_shaping rate %s burst %d delay %d", limiter.FormatRate(c.Rate), c.Burst, c.DelayAfter)
+	case limiter.FixedWindow:
 		return fmt.Sprintf("fixed_window limit %d window %s (%s-aligned)", c.Limit, c.Window, c.Align)
-	case targets.SlidingLog, targets.SlidingCounter:
+	case limiter.SlidingLog, limiter.SlidingCounter:
 		return fmt.Sprintf("%s limit %d window %s", c.Algo, c.Limit, c.Window)
-	case targets.Concurrency:
+	case limiter.Concurrency:
 		return fmt.Sprintf("concurrency max-inflight %d", c.MaxInflight)
 	}
 	return c.Algo
@@ -375,7 +375,7 @@ func intervals(run *Run) chart {
 			oth[b]++
 		}
 	}
-	var cfg targets.Config
+	var cfg limiter.Config
 	haveModel := false
 	agree, decided := 0, 0
 	if run.Inference != nil {
@@ -403,9 +403,9 @@ func intervals(run *Run) chart {
 	capPer := 0.0
 	if haveModel {
 		switch cfg.Algo {
-		case targets.TokenBucket, targets.LeakyShaping:
+		case limiter.TokenBucket, limiter.LeakyShaping:
 			capPer = cfg.Rate * bin
-		case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+		case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 			capPer = float64(cfg.Limit) * bin / cfg.Window.Seconds()
 		}
 	}

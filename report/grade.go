@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ratecheck/ratecheck/probe/grade"
+	"github.com/ratecheck/ratecheck/grade"
 )
 
 // Grade prints a probe's grade: the letter and score, each cap that held the

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe/expect"
-	"github.com/ratecheck/ratecheck/probe/grade"
 )
 
 // WriteHTML renders the document as one self-contained HTML page: inline

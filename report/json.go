@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
-	"github.com/ratecheck/ratecheck/probe/grade"
 )
 
 // SchemaVersion versions the JSON report (docs/json.md). Adding a field

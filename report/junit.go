@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
-	"github.com/ratecheck/ratecheck/probe/grade"
 )
 
 // JUnit XML, as GitHub Actions reporters, GitLab and Jenkins read it: one

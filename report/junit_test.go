@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
-	"github.com/ratecheck/ratecheck/probe/grade"
 )
 
 func TestJUnitRecordedProbe(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
-	"github.com/ratecheck/ratecheck/probe/grade"
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 var gradeLetters = grade.Letters
@@ -182,7 +182,7 @@ func evalFamily(e Expectation, inf probe.Inference) (string, string, string) {
 		}
 	}
 	actual := inf.Family
-	if inf.Family == targets.None {
+	if inf.Family == limiter.None {
 		actual = "none (no request was rejected)"
 	}
 	for _, a := range inf.Alternatives {
@@ -196,10 +196,10 @@ func evalFamily(e Expectation, inf probe.Inference) (string, string, string) {
 // param is the inferred value of a numeric key and its uncertainty; ok is
 // false when the inferred family has no such parameter, and why says so.
 func param(key string, inf probe.Inference) (v, err float64, ok bool, why string) {
-	bucket := inf.Family == targets.TokenBucket || inf.Family == targets.LeakyShaping
-	window := inf.Family == targets.FixedWindow || inf.Family == targets.SlidingLog || inf.Family == targets.SlidingCounter
+	bucket := inf.Family == limiter.TokenBucket || inf.Family == limiter.LeakyShaping
+	window := inf.Family == limiter.FixedWindow || inf.Family == limiter.SlidingLog || inf.Family == limiter.SlidingCounter
 	no := func() (float64, float64, bool, string) {
-		if inf.Family == targets.None {
+		if inf.Family == limiter.None {
 			return 0, 0, false, "no limit observed"
 		}
 		return 0, 0, false, fmt.Sprintf("%s has no %s (%s)", inf.Family, key, strings.TrimPrefix(inf.Summary(), inf.Family+": "))
@@ -223,7 +223,7 @@ func param(key string, inf probe.Inference) (v, err float64, ok bool, why string
 		if window {
 			return float64(inf.Limit), float64(inf.LimitErr), true, ""
 		}
-		if inf.Family == targets.Concurrency {
+		if inf.Family == limiter.Concurrency {
 			return float64(inf.MaxInflight), 0, true, ""
 		}
 	case KeyWindow:
@@ -231,7 +231,7 @@ func param(key string, inf probe.Inference) (v, err float64, ok bool, why string
 			return inf.WindowS, inf.WindowErrS, true, ""
 		}
 	case KeyMaxInflight:
-		if inf.Family == targets.Concurrency {
+		if inf.Family == limiter.Concurrency {
 			return float64(inf.MaxInflight), 0, true, ""
 		}
 	}
@@ -240,11 +240,11 @@ func param(key string, inf probe.Inference) (v, err float64, ok bool, why string
 
 // paramNote says where a derived value came from.
 func paramNote(key string, inf probe.Inference) string {
-	window := inf.Family == targets.FixedWindow || inf.Family == targets.SlidingLog || inf.Family == targets.SlidingCounter
+	window := inf.Family == limiter.FixedWindow || inf.Family == limiter.SlidingLog || inf.Family == limiter.SlidingCounter
 	switch {
 	case key == KeyRate && window:
 		return fmt.Sprintf("(%s: %d per %ss)", inf.Family, inf.Limit, fnum(inf.WindowS))
-	case key == KeyLimit && inf.Family == targets.Concurrency:
+	case key == KeyLimit && inf.Family == limiter.Concurrency:
 		return "(concurrency cap)"
 	}
 	return ""

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // Keys an expectation can state.
@@ -106,8 +106,8 @@ func ParseKV(key, value string) (Expectation, error) {
 	switch k {
 	case KeyFamily:
 		f := strings.ToLower(v)
-		if !slices.Contains(targets.Families, f) {
-			return bad("unknown family %q: use one of %s", v, strings.Join(targets.Families, ", "))
+		if !slices.Contains(limiter.Families, f) {
+			return bad("unknown family %q: use one of %s", v, strings.Join(limiter.Families, ", "))
 		}
 		e.Words = []string{f}
 	case KeyStatus:
@@ -144,7 +144,7 @@ func ParseKV(key, value string) (Expectation, error) {
 		}
 		parse := numParser(k)
 		if k == KeyRate {
-			e.Num, err = targets.ParseRate(num) // a rate needs its unit; a tolerance may be bare
+			e.Num, err = limiter.ParseRate(num) // a rate needs its unit; a tolerance may be bare
 		} else {
 			e.Num, err = parse(num)
 		}
@@ -195,7 +195,7 @@ func numParser(key string) func(string) (float64, error) {
 				}
 				return f, nil
 			}
-			return targets.ParseRate(s)
+			return limiter.ParseRate(s)
 		}
 	case KeyWindow:
 		return func(s string) (float64, error) {

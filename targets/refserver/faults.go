@@ -1,7 +1,7 @@
 package refserver
 
 // Faults make the reference server break one rule of its response contract
-// each, on purpose, so that every grading check of probe/grade can be seen
+// each, on purpose, so that every grading check of package grade can be seen
 // failing end to end against a server whose behaviour is otherwise known
 // exactly. The honest reply is composed first; the faults asked for then
 // rewrite it, one small function each, just before it is written.
@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // Fault names, as given to `serve --fault` and the builtin: key fault=.
@@ -146,7 +146,7 @@ type reply struct {
 	header  http.Header
 	status  int
 	body    []byte
-	d       targets.Decision
+	d       limiter.Decision
 	now     time.Time
 	retry   int // Retry-After seconds to advertise (rejections)
 	windowS int // the policy's w=
@@ -290,7 +290,7 @@ const raceLag = 5 * time.Millisecond
 // limiter refuses if that stale read said there was room. Sequential
 // requests never notice; a concurrent burst is over-admitted. (A
 // concurrency cap is left alone: its slots must balance on release.)
-func (h *Handler) racyDecide(key string) (time.Time, targets.Decision) {
+func (h *Handler) racyDecide(key string) (time.Time, limiter.Decision) {
 	h.mu.Lock()
 	room, seen := h.stale[key]
 	h.mu.Unlock()
@@ -300,7 +300,7 @@ func (h *Handler) racyDecide(key string) (time.Time, targets.Decision) {
 	now := h.now()
 	d := h.lim.Allow(key, now)
 	h.stale[key] = d.Remaining
-	if !d.Allowed && (!seen || room > 0) && h.opt.Limiter.Algo != targets.Concurrency {
+	if !d.Allowed && (!seen || room > 0) && h.opt.Limiter.Algo != limiter.Concurrency {
 		d.Allowed, d.RetryAfter = true, 0
 	}
 	return now, d

@@ -1,5 +1,5 @@
-// Package refserver exposes a reference limiter from package targets over
-// HTTP: the server behind `ratecheck serve` and builtin: targets. Its
+// Package refserver exposes a reference limiter from package targets/limiter over
+// HTTP: the server behind `ratecheck serve` and builtin: limiter. Its
 // response contract (status, Retry-After, quota headers, problem+json) is
 // configurable so every grading check can be shown passing and failing.
 package refserver
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // Header modes.
@@ -25,7 +25,7 @@ const (
 
 // Options is everything a reference server is built from.
 type Options struct {
-	Limiter    targets.Config
+	Limiter    limiter.Config
 	Status     int           // rejection status: 429 or 503
 	Headers    string        // one of the Headers* modes
 	RetryAfter bool          // send Retry-After on rejections
@@ -37,7 +37,7 @@ type Options struct {
 // DefaultOptions is a token bucket 10/s burst 20 answering 429 with
 // Retry-After and both header styles.
 func DefaultOptions() Options {
-	return Options{Limiter: targets.Defaults(), Status: 429, Headers: HeadersBoth, RetryAfter: true, Scope: "global"}
+	return Options{Limiter: limiter.Defaults(), Status: 429, Headers: HeadersBoth, RetryAfter: true, Scope: "global"}
 }
 
 // Set assigns one option by its command-line name (serve's flag names and

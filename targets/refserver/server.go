@@ -13,14 +13,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // Handler answers every path with the reference limiter's decision.
 type Handler struct {
 	opt Options
 	mu  sync.Mutex // the models are not safe for concurrent use
-	lim targets.Limiter
+	lim limiter.Limiter
 	now func() time.Time
 	// stale is what the race fault's "replica" last saw per key (guarded
 	// by mu); nil unless that fault is on.
@@ -29,7 +29,7 @@ type Handler struct {
 
 // NewHandler validates opt and builds the handler.
 func NewHandler(opt Options) (*Handler, error) {
-	lim, err := targets.New(opt.Limiter)
+	lim, err := limiter.New(opt.Limiter)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (h *Handler) key(r *http.Request) string {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := h.key(r)
 	now, d := h.decide(key)
-	if d.Allowed && h.opt.Limiter.Algo == targets.Concurrency {
+	if d.Allowed && h.opt.Limiter.Algo == limiter.Concurrency {
 		defer func() {
 			h.mu.Lock()
 			h.lim.Release(key, h.now())
@@ -86,7 +86,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // decide asks the limiter about one request of key, now.
-func (h *Handler) decide(key string) (time.Time, targets.Decision) {
+func (h *Handler) decide(key string) (time.Time, limiter.Decision) {
 	if h.stale != nil {
 		return h.racyDecide(key)
 	}
@@ -103,8 +103,8 @@ func retryAfterSeconds(d time.Duration) int {
 	return max(s, 1)
 }
 
-func (h *Handler) writeQuotaHeaders(hd http.Header, d targets.Decision, now time.Time) {
-	if h.opt.Limiter.Algo == targets.None || h.opt.Headers == HeadersNone {
+func (h *Handler) writeQuotaHeaders(hd http.Header, d limiter.Decision, now time.Time) {
+	if h.opt.Limiter.Algo == limiter.None || h.opt.Headers == HeadersNone {
 		return
 	}
 	resetS := int(math.Ceil(d.Reset.Seconds()))
@@ -117,7 +117,7 @@ func (h *Handler) writeQuotaHeaders(hd http.Header, d targets.Decision, now time
 	if h.opt.Headers == HeadersIETF || h.opt.Headers == HeadersBoth {
 		// draft-ietf-httpapi-ratelimit-headers-10: named structured lists.
 		policy := fmt.Sprintf(`"default";q=%d;w=%d`, d.Limit, h.policyWindowSeconds())
-		if h.opt.Limiter.Algo == targets.Concurrency {
+		if h.opt.Limiter.Algo == limiter.Concurrency {
 			policy += `;qu="concurrent-requests"`
 		}
 		hd.Set("RateLimit-Policy", policy)
@@ -131,11 +131,11 @@ func (h *Handler) policyWindowSeconds() int {
 	c := h.opt.Limiter
 	var s float64
 	switch c.Algo {
-	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		s = c.Window.Seconds()
-	case targets.TokenBucket:
+	case limiter.TokenBucket:
 		s = float64(c.Burst) / c.Rate
-	case targets.LeakyShaping:
+	case limiter.LeakyShaping:
 		s = float64(c.Burst+1) / c.Rate
 	default:
 		s = 1

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/headers"
 	"github.com/ratecheck/ratecheck/probe"
-	"github.com/ratecheck/ratecheck/probe/headers"
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // Quota field sources: the vendor convention and the IETF fields.
@@ -180,7 +180,7 @@ func span(rs []*res) time.Duration {
 // with time.
 func (v *view) refillRate() float64 {
 	switch v.inf.Family {
-	case targets.TokenBucket, targets.LeakyShaping:
+	case limiter.TokenBucket, limiter.LeakyShaping:
 		return v.inf.RatePerS
 	case probe.Inconclusive, "":
 		return -1 // unknown
@@ -206,7 +206,7 @@ func (v *view) slack(d time.Duration) int {
 // slots freed by admitted requests that finished before the burst's last
 // request went out.
 func (v *view) burstSlack(b []*res) int {
-	if v.inf.Family != targets.Concurrency {
+	if v.inf.Family != limiter.Concurrency {
 		return v.slack(span(b))
 	}
 	var last time.Duration
@@ -235,13 +235,13 @@ func (v *view) capacity() (n, err int, what string) {
 		return 0, 0, ""
 	}
 	switch inf.Family {
-	case targets.TokenBucket:
+	case limiter.TokenBucket:
 		return inf.Burst, inf.BurstErr, "token_bucket burst"
-	case targets.LeakyShaping:
+	case limiter.LeakyShaping:
 		return inf.Burst + 1, inf.BurstErr, "leaky_shaping queue + 1"
-	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		return inf.Limit, inf.LimitErr, inf.Family + " limit"
-	case targets.Concurrency:
+	case limiter.Concurrency:
 		return inf.MaxInflight, 0, "concurrency cap"
 	}
 	return 0, 0, ""
@@ -253,13 +253,13 @@ func (v *view) capacity() (n, err int, what string) {
 func (v *view) periodS() float64 {
 	inf := v.inf
 	switch inf.Family {
-	case targets.FixedWindow, targets.SlidingLog, targets.SlidingCounter:
+	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		return inf.WindowS
-	case targets.TokenBucket:
+	case limiter.TokenBucket:
 		if inf.RatePerS > 0 {
 			return float64(inf.Burst) / inf.RatePerS
 		}
-	case targets.LeakyShaping:
+	case limiter.LeakyShaping:
 		if inf.RatePerS > 0 {
 			return float64(inf.Burst+1) / inf.RatePerS
 		}
@@ -275,7 +275,7 @@ func (v *view) straddlesWindow(rs []*res) bool {
 		return true
 	}
 	// The inference's window only counts when the inference is sure of it.
-	if (v.inf.Family != targets.FixedWindow && v.inf.Family != targets.SlidingCounter) || v.inf.Confidence < 0.5 {
+	if (v.inf.Family != limiter.FixedWindow && v.inf.Family != limiter.SlidingCounter) || v.inf.Confidence < 0.5 {
 		return false
 	}
 	w := time.Duration(v.inf.WindowS * float64(time.Second))

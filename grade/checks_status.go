@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ratecheck/ratecheck/probe/headers"
+	"github.com/ratecheck/ratecheck/headers"
 )
 
 const noRejection = "no request was rejected"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // Synthetic observations for exact edge cases.
@@ -58,7 +58,7 @@ func check(t *testing.T, rep Report, id, want string) Check {
 	return c
 }
 
-var fw = probe.Inference{Family: targets.FixedWindow, Limit: 5, WindowS: 10, Confidence: 0.9}
+var fw = probe.Inference{Family: limiter.FixedWindow, Limit: 5, WindowS: 10, Confidence: 0.9}
 
 func TestRubricIsStable(t *testing.T) {
 	want := []string{"status.429", "retry-after.present", "retry-after.valid", "retry-after.accurate",

@@ -1,9 +1,9 @@
-// Package targets holds the reference rate-limiter algorithms. Each is a pure
+// Package limiter holds the reference rate-limiter algorithms. Each is a pure
 // model: it never reads the clock, the caller passes the current time in. The
 // same code runs behind `ratecheck serve` and inside the inference that fits
 // observed traffic to a model, so what ratecheck serves and what it recognises
 // can never drift apart.
-package targets
+package limiter
 
 import (
 	"fmt"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/probe/headers"
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/headers"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 const noQuota = "no response carried X-RateLimit-* or RateLimit fields"
@@ -214,7 +214,7 @@ func checkRemainingTruthful(v *view) verdict {
 				note("%s: in burst %q every admitted response said at least %d left, yet seq %d in the same instant was rejected", src, b[0].Phase, vals[lowest], firstRej.Seq)
 				bad = addSeq(bad, adm[lowest].Seq, firstRej.Seq)
 			}
-			if v.inf.Family == targets.Concurrency {
+			if v.inf.Family == limiter.Concurrency {
 				continue // slots come back during the burst: no count-down
 			}
 			if d := distinct(vals); len(adm)-d > int(tol) {
@@ -362,7 +362,7 @@ func checkLimitAgrees(v *view) verdict {
 			continue
 		}
 		name := map[string]string{srcX: "X-RateLimit-Limit", srcIETF: "RateLimit-Policy q"}[src]
-		if v.inf.Family == targets.None {
+		if v.inf.Family == limiter.None {
 			continue
 		}
 		if capN > 0 {

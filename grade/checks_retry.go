@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/probe/headers"
+	"github.com/ratecheck/ratecheck/headers"
 )
 
 // checkRetryAfterPresent: RFC 6585 §4 lets a 429 carry Retry-After and RFC

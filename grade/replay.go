@@ -3,7 +3,7 @@ package grade
 import (
 	"time"
 
-	"github.com/ratecheck/ratecheck/targets"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // The inference names one capacity, but a nearby one may explain the run
@@ -17,17 +17,17 @@ import (
 // inferredConfig is the reference model the inference names, and whether
 // it can be replayed (a concurrency cap needs release times; it is compared
 // by number only).
-func (v *view) inferredConfig() (targets.Config, bool) {
+func (v *view) inferredConfig() (limiter.Config, bool) {
 	c, err := v.inf.Model()
-	return c, err == nil && c.Algo != targets.Concurrency && c.Algo != targets.None
+	return c, err == nil && c.Algo != limiter.Concurrency && c.Algo != limiter.None
 }
 
 // withCapacity returns c admitting n at one instant from full.
-func withCapacity(c targets.Config, n int) targets.Config {
+func withCapacity(c limiter.Config, n int) limiter.Config {
 	switch c.Algo {
-	case targets.TokenBucket:
+	case limiter.TokenBucket:
 		c.Burst = n
-	case targets.LeakyShaping:
+	case limiter.LeakyShaping:
 		c.Burst = n - 1
 		c.DelayAfter = min(c.DelayAfter, max(c.Burst, 0))
 	default:
@@ -41,16 +41,16 @@ func withCapacity(c targets.Config, n int) targets.Config {
 // windows depend on absolute time, known to about half a round trip). The
 // requests of one near-simultaneous cluster are compared by how many were
 // admitted, since their order at the server is unknowable.
-func (v *view) replayMismatches(c targets.Config) int {
+func (v *view) replayMismatches(c limiter.Config) int {
 	best := -1
 	eps := v.obs.RTT/2 + time.Millisecond
 	offsets := []time.Duration{0}
-	if c.Algo == targets.FixedWindow && c.Align == targets.AlignWall || c.Algo == targets.SlidingCounter {
+	if c.Algo == limiter.FixedWindow && c.Align == limiter.AlignWall || c.Algo == limiter.SlidingCounter {
 		offsets = []time.Duration{-eps, 0, eps}
 	}
 	aligns := []string{c.Align}
-	if c.Algo == targets.FixedWindow && v.inf.Alignment != targets.AlignWall && v.inf.Alignment != targets.AlignFirst {
-		aligns = []string{targets.AlignWall, targets.AlignFirst} // the inference could not tell
+	if c.Algo == limiter.FixedWindow && v.inf.Alignment != limiter.AlignWall && v.inf.Alignment != limiter.AlignFirst {
+		aligns = []string{limiter.AlignWall, limiter.AlignFirst} // the inference could not tell
 	}
 	for _, al := range aligns {
 		c.Align = al
@@ -63,8 +63,8 @@ func (v *view) replayMismatches(c targets.Config) int {
 	return best
 }
 
-func (v *view) replayOnce(c targets.Config, offset, eps time.Duration) int {
-	lim, err := targets.New(c)
+func (v *view) replayOnce(c limiter.Config, offset, eps time.Duration) int {
+	lim, err := limiter.New(c)
 	if err != nil {
 		return -1
 	}
@@ -78,12 +78,12 @@ func (v *view) replayOnce(c targets.Config, offset, eps time.Duration) int {
 		// loaded machine it may decide the last of them well after they
 		// arrived. That much disagreement is timing, not capacity.
 		noise := 0
-		if c.Algo == targets.TokenBucket || c.Algo == targets.LeakyShaping {
+		if c.Algo == limiter.TokenBucket || c.Algo == limiter.LeakyShaping {
 			lo, hi := v.rs[i].Sent, v.rs[i].Sent
 			for _, r := range v.rs[i:j] {
 				// A shaper's admitted answers wait out their queue
 				// delay on purpose: only its rejections time the work.
-				if r.Rejected() || c.Algo == targets.TokenBucket {
+				if r.Rejected() || c.Algo == limiter.TokenBucket {
 					hi = max(hi, r.FirstByte)
 				}
 			}
