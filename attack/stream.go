@@ -38,6 +38,9 @@ type StreamEnd struct {
 	// what the live run printed. Absent for probes (report infers again)
 	// and for runs that ended before the profile could conclude.
 	Outcome *ProfileOutcome `json:"outcome,omitempty"`
+	// Stopped says why the run ended before its plan did: "interrupted"
+	// (a signal), or empty when it ran to its end.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // ProfileOutcome is an attack profile's Report as stored in the end record.
@@ -59,6 +62,7 @@ type Stream struct {
 	err     error
 	count   int
 	outcome *ProfileOutcome
+	stopped string
 }
 
 // CreateStream creates (truncates) path and writes the header line.
@@ -142,11 +146,15 @@ func (s *Stream) Conclude(rep Report) {
 	s.outcome = o
 }
 
+// SetStopped records why the run ended early for the end line ("" when it
+// ran to its end); call it before Close.
+func (s *Stream) SetStopped(reason string) { s.stopped = reason }
+
 // Close writes the end line, flushes and closes the file.
 func (s *Stream) Close(notes []string, elapsed time.Duration) error {
 	close(s.ch)
 	<-s.done
-	s.setErr(s.writeLine(StreamEnd{Type: "end", Requests: s.count, Notes: notes, Elapsed: int64(elapsed), Outcome: s.outcome}))
+	s.setErr(s.writeLine(StreamEnd{Type: "end", Requests: s.count, Notes: notes, Elapsed: int64(elapsed), Outcome: s.outcome, Stopped: s.stopped}))
 	s.setErr(s.w.Flush())
 	s.setErr(s.f.Close())
 	return s.err

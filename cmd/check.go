@@ -136,6 +136,16 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 	default:
 		return usageErr("check needs a TARGET with --expect KEY=VALUE, or --config FILE; see 'ratecheck check --help'")
 	}
+	for _, ep := range eps {
+		if err := checkProbeBudget(&ep.req, ep.maxTime); err != nil {
+			if ep.line > 0 {
+				var ee *exitError
+				errors.As(err, &ee)
+				return usageErr("%s:%d: endpoint %s: %v (max_requests:/max_time: in the file, or the flag)", f.config, ep.line, endpointLabel(ep), ee.err)
+			}
+			return err
+		}
+	}
 	paths, err := checkOutPaths(f.out, len(eps), time.Now())
 	if err != nil {
 		return usageErr("--out: %v", err)
@@ -196,11 +206,12 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 					Actual: "not tested", Result: expect.Untested, Note: err.Error()})
 			}
 		} else {
-			run = report.ProbeRun(pr.Spec, pr.URL, pr.Obs, pr.Inf, pr.ElapsedS, pr.Notes)
-			g := pr.Grade
-			run.Grade = &g
-			run.ResultsFile = pr.Path
-			run.Expectations = expect.Evaluate(ep.exps, expect.FactsFrom(pr.Obs, pr.Inf, g.Letter))
+			run = report.ProbeRun(pr.Spec, pr.URL, pr.Res, pr.Grade)
+			letter := ""
+			if pr.Grade != nil {
+				letter = pr.Grade.Letter
+			}
+			run.Expectations = expect.Evaluate(ep.exps, expect.FactsFrom(pr.Res.Observation, pr.Res.Inference, letter))
 		}
 		run.Name = ep.name
 		run.Outcome = expect.Verdict(run.Expectations)
@@ -275,7 +286,7 @@ func checkExit(interrupted bool, doc report.Document) error {
 	switch {
 	case interrupted:
 		// A cut-short probe may get anything wrong: never a verdict.
-		return exitWith(ExitUntested, errors.New("check interrupted: the expectations were not (fully) tested"))
+		return exitWith(ExitUntested, errors.New("interrupted: the run was cut short, so no expectation was tested"))
 	case len(failed) > 0:
 		return exitWith(ExitFailed, fmt.Errorf("check failed: %d of %d expectations do not hold: %s", len(failed), total, strings.Join(failed, "; ")))
 	case doc.Outcome != expect.Pass:
@@ -291,6 +302,9 @@ func printCheckRun(w io.Writer, r *report.Run) {
 		head = r.Name + ": " + r.Target
 	}
 	fmt.Fprintln(w, head)
+	if r.Stopped != "" {
+		report.Interrupted(w, r.Stopped)
+	}
 	switch {
 	case r.Error != "":
 		fmt.Fprintf(w, "  could not be tested: %s\n", r.Error)

@@ -103,6 +103,7 @@ type compareTarget struct {
 	Error string `json:"error,omitempty"`
 
 	statuses map[int]int // every status the run saw
+	probe    *probeRun   // a --probe run, for the report files
 }
 
 type compareOutput struct {
@@ -126,6 +127,9 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 		}
 		if !c.Flags().Changed("max-requests") {
 			f.maxRequests = probe.DefaultMaxRequests // a probe's own budget, as 'probe' has
+		}
+		if err := checkProbeBudget(&f.requestFlags, f.maxTime); err != nil {
+			return err
 		}
 	} else {
 		var err error
@@ -278,15 +282,15 @@ func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path s
 	if err != nil {
 		return err
 	}
-	s := run.Obs
+	s := run.Res.Observation
 	statuses := map[int]int{}
 	for i := range s.Results {
 		if s.Results[i].Error == "" {
 			statuses[s.Results[i].Status]++
 		}
 	}
-	ct.Requests, ct.ElapsedS, ct.statuses, ct.Notes = len(s.Results), run.ElapsedS, statuses, run.Notes
-	ct.Inference, ct.Grade = &run.Inf, &run.Grade
+	ct.Requests, ct.ElapsedS, ct.statuses, ct.Notes = len(s.Results), run.Res.Elapsed.Seconds(), statuses, run.Res.Notes
+	ct.Inference, ct.Grade, ct.probe = &run.Res.Inference, run.Grade, run
 	return nil
 }
 

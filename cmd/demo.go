@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/selftest"
 	"github.com/ratecheck/ratecheck/report"
 )
 
@@ -30,13 +31,13 @@ parameter came out wrong.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			var outcomes []probe.Outcome
+			var outcomes []selftest.Outcome
 			wrong := 0
-			for _, spec := range probe.DemoTargets {
+			for _, spec := range selftest.DemoTargets {
 				if output == "text" {
 					fmt.Fprintf(c.ErrOrStderr(), "probing %s ...\n", spec)
 				}
-				o, err := probe.ProbeBuiltin(ctx, spec, probe.Options{})
+				o, err := selftest.ProbeBuiltin(ctx, spec, probe.Options{})
 				if err != nil {
 					return exitWith(ExitUntested, fmt.Errorf("%s: %w", spec, err))
 				}

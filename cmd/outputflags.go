@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
 )
 
@@ -159,16 +158,13 @@ func attackRunFromFile(spec, path string, rep attack.Report) report.Run {
 	return run
 }
 
-// writeProbeOutputs writes probe's report files from the live observation
-// and inference (graded here).
-func writeProbeOutputs(c *cobra.Command, spec, url, path string, obs *probe.Observation, inf probe.Inference, notes []string, elapsedS float64) error {
+// writeProbeOutputs writes probe's report files from the live result.
+func writeProbeOutputs(c *cobra.Command, run *probeRun) error {
 	o := outputFilesOf(c)
 	if !o.any() {
 		return nil
 	}
-	run := report.ProbeRun(spec, url, obs, inf, elapsedS, notes)
-	run.ResultsFile = path
-	return o.write(c, report.NewDocument(version, "probe", "probe", run))
+	return o.write(c, report.NewDocument(version, "probe", "probe", report.ProbeRun(run.Spec, run.URL, run.Res, run.Grade)))
 }
 
 // writeCompareOutputs writes compare's report files: one run per target,
@@ -186,16 +182,8 @@ func writeCompareOutputs(c *cobra.Command, out compareOutput) error {
 		switch {
 		case ct.Report != nil:
 			run = attackRunFromFile(ct.Target, ct.Results, *ct.Report)
-		case ct.Inference != nil:
-			notes := ct.Notes
-			if rec := readResults(ct.Results); rec != nil {
-				obs := report.ObservationOf(rec.Header.Start, rec.Results, notes)
-				run = report.ProbeRun(ct.Target, rec.Header.URL, obs, *ct.Inference, ct.ElapsedS, notes)
-				run.Complete = rec.End != nil
-			} else {
-				run = report.ProbeRun(ct.Target, "", nil, *ct.Inference, ct.ElapsedS, append(notes, "the results stream could not be read back: no per-request detail"))
-			}
-			run.ResultsFile = ct.Results
+		case ct.probe != nil:
+			run = report.ProbeRun(ct.Target, ct.probe.URL, ct.probe.Res, ct.probe.Grade)
 		default:
 			kind := "attack"
 			if out.Experiment == "probe" {

@@ -49,15 +49,18 @@ Headers are used only as hints: inference works from behaviour alone.`,
 	return c
 }
 
-// ProbeOutput is probe's JSON.
+// probeOutput is probe's JSON.
 type probeOutput struct {
 	Target    string          `json:"target"`
 	Inference probe.Inference `json:"inference"`
 	Requests  int             `json:"requests"`
 	ElapsedS  float64         `json:"elapsed_s"`
-	Notes     []string        `json:"notes,omitempty"`
-	Results   string          `json:"results_file"`
-	Grade     grade.Report    `json:"grade"`
+	// Stopped says why the probe ended early ("interrupted"); absent when
+	// it ran to its end.
+	Stopped string        `json:"stopped,omitempty"`
+	Notes   []string      `json:"notes,omitempty"`
+	Results string        `json:"results_file"`
+	Grade   *grade.Report `json:"grade,omitempty"`
 }
 
 func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
@@ -66,6 +69,9 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	}
 	if f.maxTime <= 0 {
 		return usageErr("--max-time must be positive")
+	}
+	if err := checkProbeBudget(&f.requestFlags, f.maxTime); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -80,14 +86,15 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	if err != nil {
 		return err
 	}
-	obs, inf, g, path := run.Obs, run.Inf, run.Grade, run.Path
-	out := probeOutput{Target: spec, Inference: inf, Requests: len(obs.Results), ElapsedS: run.ElapsedS, Notes: run.Notes, Results: path, Grade: g}
+	res := run.Res
+	out := probeOutput{Target: spec, Inference: res.Inference, Requests: len(res.Observation.Results), ElapsedS: res.Elapsed.Seconds(),
+		Stopped: res.Observation.Stopped, Notes: res.Notes, Results: res.ResultsFile, Grade: run.Grade}
 	if f.jsonFile != "" {
 		if err := writeJSONFile(f.jsonFile, out); err != nil {
 			return exitWith(ExitUntested, err)
 		}
 	}
-	if err := writeProbeOutputs(c, spec, tgt.URL, path, obs, inf, out.Notes, out.ElapsedS); err != nil {
+	if err := writeProbeOutputs(c, run); err != nil {
 		return err
 	}
 	w := c.OutOrStdout()
@@ -98,11 +105,19 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 			return err
 		}
 	} else {
-		report.Inference(w, spec, inf, out.Requests, out.ElapsedS, out.Notes)
-		report.Grade(w, g)
+		if out.Stopped != "" {
+			report.Interrupted(w, out.Stopped)
+		}
+		report.Inference(w, spec, res.Inference, out.Requests, out.ElapsedS, out.Notes)
+		if run.Grade != nil {
+			report.Grade(w, *run.Grade)
+		}
 	}
-	if inf.Family == probe.Inconclusive {
-		return exitWith(ExitUntested, errors.New(inf.Summary()))
+	if out.Stopped != "" {
+		return exitWith(ExitUntested, errors.New("probe interrupted: "+res.Inference.Reason))
+	}
+	if res.Inference.Family == probe.Inconclusive {
+		return exitWith(ExitUntested, errors.New(res.Inference.Summary()))
 	}
 	return nil
 }

@@ -13,59 +13,68 @@ import (
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
-// probeRun is one probe experiment carried out: what 'probe' does, for
-// the commands that build on it (check).
+// probeRun is one probe experiment carried out and graded: what 'probe'
+// does, for the commands that build on it (check, compare --probe).
 type probeRun struct {
-	Spec, URL, Path string
-	Obs             *probe.Observation
-	Inf             probe.Inference
-	Grade           grade.Report
-	Notes           []string
-	ElapsedS        float64
+	Spec, URL string
+	Res       *probe.Result
+	Grade     *grade.Report // nil when the probe was interrupted
 }
 
-// execProbe runs the probe plan against an opened target exactly as 'probe'
-// does — results stream at path, the plan with the request flags' budget,
-// then inference and grading — with extra sinks (progress) on the engine.
-// An unreachable target is exit 3; a stream that cannot be created exit 2.
+// probeOptions are the probe options the request flags and budget give.
+func probeOptions(rf *requestFlags, maxTime time.Duration) probe.Options {
+	return probe.Options{MaxTime: maxTime, MaxRequests: rf.maxRequests, ScopeKey: rf.keyHeader != "", Engine: rf.options()}
+}
+
+// checkProbeBudget is exit 2, naming the flag, when the budget cannot hold
+// the smallest probe plan: said before anything is started or sent.
+func checkProbeBudget(rf *requestFlags, maxTime time.Duration) error {
+	return probeBudgetErr(probeOptions(rf, maxTime).Validate())
+}
+
+func probeBudgetErr(err error) error {
+	var be *probe.BudgetError
+	if !errors.As(err, &be) {
+		return err
+	}
+	flag := "--max-requests"
+	if be.What == "time" {
+		flag = "--max-time"
+	}
+	need := be.Need
+	if be.What == "requests" {
+		need += " requests"
+	}
+	return usageErr("%s %s is too small: the smallest probe plan needs at least %s; raise %s", flag, be.Have, need, flag)
+}
+
+// execProbe runs probe.Run against an opened target with the request flags'
+// budget — results streamed at path, extra sinks (progress) on the engine —
+// and grades it. An unreachable target is exit 3; a budget too small or a
+// stream that cannot be created exit 2.
 func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime time.Duration, command string, tgt *launch.Target, path string, sinks ...func(*attack.Result)) (*probeRun, error) {
 	req, err := rf.request(tgt.URL)
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now() // offset 0 of the run and the header's wall clock
-	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: command, Target: tgt.Spec, URL: tgt.URL, Profile: "probe", Start: start})
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	col := attack.NewCollector(true)
-	opt := rf.options()
-	opt.MaxDuration = maxTime + 10*time.Second // the plan stops itself; this is the hard stop
-	eng := attack.New(req, opt, append([]func(*attack.Result){stream.Add, col.Add}, sinks...)...)
-	runCtx := eng.BeginAt(ctx, start)
-	obs, runErr := probe.Run(runCtx, eng, col, probe.Options{MaxTime: maxTime, MaxRequests: rf.maxRequests, ScopeKey: rf.keyHeader != ""})
-	eng.Finish()
-	notes := eng.Notes()
-	if obs != nil {
-		notes = append(notes, obs.Notes...)
-	}
-	if ctx.Err() != nil {
-		notes = append(notes, "interrupted: the results so far are in "+path)
-	}
-	if err := stream.Close(notes, eng.Now()); err != nil {
-		fmt.Fprintf(stderr, "ratecheck: writing %s: %v\n", path, err)
+	opt := probeOptions(rf, maxTime)
+	opt.ResultsFile, opt.Command, opt.Target, opt.Sinks = path, command, tgt.Spec, sinks
+	res, err := probe.Run(ctx, req, opt)
+	if res == nil {
+		if err = probeBudgetErr(err); err != nil {
+			var ee *exitError
+			if !errors.As(err, &ee) {
+				err = usageErr("%v", err)
+			}
+		}
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "results: %s\n", path)
-	if obs == nil || (runErr != nil && errors.Is(runErr, probe.ErrUnreachable)) {
-		if runErr == nil {
-			runErr = errors.New("the probe returned no observation")
-		}
-		return nil, exitWith(ExitUntested, fmt.Errorf("%s: %w", tgt.Spec, runErr))
+	if errors.Is(err, probe.ErrUnreachable) {
+		return nil, exitWith(ExitUntested, fmt.Errorf("%s: %w", tgt.Spec, err))
 	}
-	if runErr != nil {
-		notes = append(notes, runErr.Error())
+	if err != nil {
+		fmt.Fprintf(stderr, "ratecheck: %v\n", err)
 	}
-	inf := probe.Infer(obs)
-	return &probeRun{Spec: tgt.Spec, URL: tgt.URL, Path: path, Obs: obs, Inf: inf, Grade: grade.Grade(obs, inf),
-		Notes: notes, ElapsedS: eng.Now().Seconds()}, nil
+	return &probeRun{Spec: tgt.Spec, URL: tgt.URL, Res: res, Grade: grade.OfProbe(res)}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/grade"
+	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
 )
@@ -61,13 +63,23 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 	}
 	var runs []report.Run
 	var recs []*attack.Recorded
+	var probes []*probe.Result // per run; nil for an attack's stream
 	for _, p := range paths {
 		rec, err := readStreamFile(p)
 		if err != nil {
 			return err
 		}
 		recs = append(recs, rec)
-		runs = append(runs, report.FromStream(rec, p))
+		if report.IsProbeStream(rec.Header) {
+			// A probe's stream is inferred and graded again.
+			res := probe.FromRecorded(rec)
+			res.ResultsFile = p
+			probes = append(probes, res)
+			runs = append(runs, report.ProbeRun(rec.Header.Target, rec.Header.URL, res, grade.OfProbe(res)))
+		} else {
+			probes = append(probes, nil)
+			runs = append(runs, report.AttackFromStream(rec, p))
+		}
 	}
 	command, experiment := recs[0].Header.Command, streamExperiment(recs[0].Header)
 	for _, r := range recs[1:] {
@@ -79,21 +91,25 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 		}
 	}
 	doc := report.NewDocument(version, command, experiment, runs...)
+	interrupted := false
 	if len(exps) > 0 {
 		for i := range doc.Runs {
 			r := &doc.Runs[i]
-			if r.Inference == nil {
+			if probes[i] == nil {
 				return usageErr("--expect: %s holds an attack (%s), not a probe: there is nothing to compare expectations with", paths[i], r.Profile)
 			}
 			letter := ""
 			if r.Grade != nil {
 				letter = r.Grade.Letter
 			}
-			obs := report.ObservationOf(r.Start, r.Results, nil)
-			r.Expectations = expect.Evaluate(exps, expect.FactsFrom(obs, *r.Inference, letter))
+			r.Expectations = expect.Evaluate(exps, expect.FactsFrom(probes[i].Observation, probes[i].Inference, letter))
 			r.Outcome = expect.Verdict(r.Expectations)
+			interrupted = interrupted || r.Stopped != ""
 		}
 		doc.Outcome = checkOutcome(doc.Runs)
+		if interrupted {
+			doc.Outcome = expect.Untested
+		}
 	}
 	w := c.OutOrStdout()
 	if output == "json" {
@@ -109,7 +125,7 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 		return err
 	}
 	if len(exps) > 0 {
-		return checkExit(false, doc)
+		return checkExit(interrupted, doc)
 	}
 	return nil
 }
@@ -137,6 +153,9 @@ func streamExperiment(h attack.StreamHeader) string {
 // printReportRun prints one run as the live command would, as far as the
 // stream allows.
 func printReportRun(w io.Writer, r *report.Run) {
+	if r.Stopped != "" {
+		report.Interrupted(w, r.Stopped)
+	}
 	if r.Inference != nil {
 		report.Inference(w, r.Target, *r.Inference, r.Summary.Requests, r.ElapsedS, r.Notes)
 		if r.Grade != nil {

@@ -18,15 +18,11 @@ func probeURL(t *testing.T, url string, opt Options) (Inference, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := attack.NewCollector(true)
-	e := attack.New(req, attack.Options{MaxRequests: 2000, MaxDuration: opt.MaxTime + 5*time.Second}, col.Add)
-	ctx := e.Begin(context.Background())
-	obs, err := Run(ctx, e, col, opt)
-	e.Finish()
+	res, err := Run(context.Background(), req, opt)
 	if err != nil {
 		return Inference{}, err
 	}
-	return Infer(obs), nil
+	return res.Inference, nil
 }
 
 func TestProbeBadTargets(t *testing.T) {
@@ -40,13 +36,13 @@ func TestProbeBadTargets(t *testing.T) {
 	}
 	blocked := always(429)
 	defer blocked.Close()
-	inf, err := probeURL(t, blocked.URL, Options{MaxTime: 4 * time.Second})
+	inf, err := probeURL(t, blocked.URL, Options{MaxTime: MinTime})
 	if err != nil || inf.Family != Inconclusive || !strings.Contains(inf.Reason, "rejected, from the first") {
 		t.Fatalf("always-429: %+v %v", inf, err)
 	}
 	redirect := always(301)
 	defer redirect.Close()
-	inf, err = probeURL(t, redirect.URL, Options{MaxTime: 4 * time.Second})
+	inf, err = probeURL(t, redirect.URL, Options{MaxTime: MinTime})
 	if err != nil || inf.Family != Inconclusive || !strings.Contains(inf.Reason, "redirect") {
 		t.Fatalf("redirect: %+v %v", inf, err)
 	}

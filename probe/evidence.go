@@ -28,7 +28,11 @@ func (o *Observation) facts(inf Inference) []string {
 			}
 		}
 		s := fmt.Sprintf("burst of %d released at once: %d admitted, %d rejected", len(b), adm, rej)
-		if delayed > 0 {
+		if delayed > 0 && rej == 0 && inf.Family != limiter.LeakyShaping {
+			// Nothing rejected: added latency is the load of the flood
+			// unless the inference says a queue (see heldBack).
+			s += fmt.Sprintf("; latency grew up to %.0f ms above the %.0f ms service time under the load", float64(maxDelay)/1e6, float64(service)/1e6)
+		} else if delayed > 0 {
 			s += fmt.Sprintf("; %d admitted ones were held back beyond the %.0f ms service time, up to %.0f ms more (queueing)", delayed, float64(service)/1e6, float64(maxDelay)/1e6)
 		} else {
 			s += "; none held back (no queueing)"
@@ -59,7 +63,10 @@ func (o *Observation) facts(inf Inference) []string {
 			out = append(out, s)
 		}
 	}
-	if inf.Family != Inconclusive && inf.Decisions > 0 {
+	if inf.Family == limiter.None {
+		out = append(out, o.push().fact())
+	}
+	if inf.Family != Inconclusive && inf.Family != limiter.None && inf.Decisions > 0 {
 		s := fmt.Sprintf("the %s model reproduces %d of %d decisions", inf.Family, inf.Explained, inf.Decisions)
 		for _, a := range inf.Alternatives {
 			if a.Equivalent {
@@ -77,7 +84,7 @@ func (o *Observation) facts(inf Inference) []string {
 	case limiter.LeakyShaping:
 		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
 	}
-	if inf.Scope != "untested" {
+	if inf.Scope != ScopeUntested {
 		out = append(out, "a second key value after exhaustion was "+map[string]string{"per-key": "admitted: the limit is per key", "global": "rejected too: the limit is global"}[inf.Scope])
 	}
 	return out

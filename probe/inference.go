@@ -34,6 +34,16 @@ type Inference struct {
 	Alternatives []Alternative `json:"alternatives,omitempty"`
 	Evidence     []string      `json:"evidence"`
 	Reason       string        `json:"reason,omitempty"` // why inconclusive
+	// Push says how hard the plan pushed a target that rejected nothing
+	// (family none): what "no limit" was tested up to.
+	Push *Push `json:"push,omitempty"`
+}
+
+// Push is what a target with no observed limit admitted.
+type Push struct {
+	LargestBurst int     `json:"largest_burst"` // all admitted at one instant
+	Admitted     int     `json:"admitted"`      // in the bursts and the sustained phase …
+	OverS        float64 `json:"over_s"`        // … within this many seconds
 }
 
 // Alternative is another family and how well it did.
@@ -73,6 +83,11 @@ func (f familyFit) mismatches() int {
 func Infer(o *Observation) Inference {
 	evs := o.events()
 	inf := Inference{Decisions: len(evs), Scope: o.scope()}
+	if o.Stopped == StopInterrupted {
+		inf.Family, inf.Reason = Inconclusive, o.unearned(rejectedEvents(evs))
+		inf.Evidence = o.facts(inf)
+		return inf
+	}
 	if len(evs) == 0 {
 		inf.Family, inf.Reason = Inconclusive, "no request got a limiter decision: "+o.undecidedReason()
 		return inf
@@ -83,12 +98,19 @@ func Infer(o *Observation) Inference {
 		inf.Evidence = o.facts(inf)
 		return inf
 	}
+	if why := o.unearned(rejectedEvents(evs)); why != "" {
+		inf.Family, inf.Reason = Inconclusive, why
+		inf.Evidence = o.facts(inf)
+		return inf
+	}
 	if rejectedEvents(evs) == 0 {
 		inf.Family = limiter.None
 		inf.Explained = len(evs)
 		// Never proven, only not refuted: confidence grows with how hard
 		// the plan pushed.
-		inf.Confidence = 0.9
+		p := o.push()
+		inf.Confidence = noneConfidence(p)
+		inf.Push = &Push{LargestBurst: p.largest(), Admitted: p.total, OverS: math.Round(p.over.Seconds()*10) / 10}
 		inf.Evidence = o.facts(inf)
 		return inf
 	}
@@ -351,7 +373,7 @@ func alignmentOf(cs []Candidate) string {
 func (o *Observation) scope() string {
 	ref, other := o.phase(phaseScopeRef), o.phase(phaseScopeOther)
 	if len(ref) == 0 || len(other) == 0 || !decided(&ref[0]) || !decided(&other[0]) {
-		return "untested"
+		return ScopeUntested
 	}
 	switch {
 	case ref[0].Rejected() && other[0].Admitted():
@@ -359,7 +381,7 @@ func (o *Observation) scope() string {
 	case ref[0].Rejected() && other[0].Rejected():
 		return "global"
 	}
-	return "untested"
+	return ScopeUntested
 }
 
 // Summary is the one-line statement of an inference.
@@ -368,6 +390,9 @@ func (inf Inference) Summary() string {
 	case Inconclusive:
 		return "inconclusive: " + inf.Reason
 	case limiter.None:
+		if p := inf.Push; p != nil {
+			return fmt.Sprintf("no limit observed up to %d at once and %d in %s s", p.LargestBurst, p.Admitted, fnum(p.OverS))
+		}
 		return "no limit observed"
 	case limiter.TokenBucket:
 		return fmt.Sprintf("token_bucket: rate %s ± %s/s, burst %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)

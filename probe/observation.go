@@ -19,9 +19,28 @@ type Observation struct {
 	Start   time.Time // wall clock of offset 0
 	Results []attack.Result
 	RTT     time.Duration // smallest round trip seen: the timing uncertainty
-	// BurstPhase names the results of the burst after idle.
-	Notes []string
+	Notes   []string
+	// Stopped says why the run ended before its plan did (StopInterrupted),
+	// or "" when the plan ran to its end: an interrupted probe names no
+	// family.
+	Stopped string
+	// Budget is what the probe was allowed (zero when unknown: results
+	// recorded by something else), for reasons that say what would suffice.
+	Budget Budget
 }
+
+// Budget is a probe's request and time budget.
+type Budget struct {
+	MaxRequests int
+	MaxTime     time.Duration
+}
+
+// StopInterrupted is Observation.Stopped for a run cut short by a signal or
+// a cancelled context.
+const StopInterrupted = "interrupted"
+
+// ScopeUntested is Inference.Scope when no second identity was tried.
+const ScopeUntested = "untested"
 
 // arrival estimates when the server decided on r: half a round trip after
 // the send.
@@ -53,9 +72,9 @@ func decided(r *attack.Result) bool {
 	return r.Error == "" && (r.Admitted() || r.Rejected())
 }
 
-// minRTT is the smallest latency among rejected (never queued) or, failing
+// MinRTT is the timing uncertainty of results: the smallest latency among rejected (never queued) or, failing
 // those, all decided results.
-func minRTT(rs []attack.Result) time.Duration {
+func MinRTT(rs []attack.Result) time.Duration {
 	best := time.Duration(-1)
 	for i := range rs {
 		r := &rs[i]
@@ -73,6 +92,6 @@ func minRTT(rs []attack.Result) time.Duration {
 // saved results file) so they can be graded or inferred from.
 func NewObservation(start time.Time, rs []attack.Result) *Observation {
 	o := &Observation{Start: start, Results: sortedResults(rs)}
-	o.RTT = minRTT(o.Results)
+	o.RTT = MinRTT(o.Results)
 	return o
 }

@@ -2,31 +2,11 @@ package probe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 )
-
-// Options bound a probe.
-type Options struct {
-	MaxTime     time.Duration // default 60 s
-	MaxRequests int           // default 2,000
-	// ScopeKey tests per-key scope by sending one request with another key
-	// value (needs the request's KeyHeader).
-	ScopeKey bool
-}
-
-// Defaults for a probe's budget: the bar is ≤ max(20 s, 3 W) and
-// ≤ 2,000 requests; the plan stops well before when the evidence suffices.
-const (
-	DefaultMaxTime     = 60 * time.Second
-	DefaultMaxRequests = 2000
-)
-
-// ErrUnreachable means every calibration request failed.
-var ErrUnreachable = errors.New("target unreachable")
 
 // plan phases, as recorded in the results' phase field.
 const (
@@ -34,31 +14,82 @@ const (
 	phaseBurst      = "burst"
 	phaseSequential = "sequential"
 	phaseTrace      = "trace"
+	phaseSustain    = "sustain"
 	phaseScopeRef   = "scope-ref"
 	phaseScopeOther = "scope-other"
 )
 
-// Run drives the adaptive experiment. Each step is sized by what the
+// The plan's tuning knobs.
+const (
+	// calibrateRequests spaced calibrateGap apart: far enough that a sliding
+	// log's return of these admissions, one window later, is told from a
+	// window boundary.
+	calibrateRequests = 3
+	calibrateGap      = 200 * time.Millisecond
+	// firstBurstSize is the first burst without a header hint: large enough
+	// that a limit of up to a hundred is seen exhausted at once.
+	firstBurstSize = 100
+	// With a hint of limit L the first burst is 2L+10 (every request over
+	// the limit is evidence), kept within these bounds.
+	minHintedBurst = 40
+	maxHintedBurst = 400
+	// burstGrowth and burstRounds: a burst that was all admitted is followed
+	// by one burstGrowth times larger, at most burstRounds in all.
+	burstGrowth = 4
+	burstRounds = 3
+	// minBurstSize: a smaller burst tells nothing a trace would not.
+	minBurstSize = 10
+	// afterBurstReserve requests are kept for what follows the burst: the
+	// sequential requests and the recovery trace (or the sustained phase).
+	afterBurstReserve = 200
+	// sequentialRequests sent one after another right after exhaustion:
+	// only a concurrency cap admits them all.
+	sequentialRequests = 5
+	// traceStartRate, per second, with no hint: well above the refill of
+	// most limits a burst of 100 exhausts. With a hint, four times the
+	// advertised rate within [traceMinHinted, traceMaxHinted].
+	traceStartRate  = 100.0
+	traceMinHinted  = 10.0
+	traceMaxHinted  = 200.0
+	traceMaxRate    = 800.0 // doubling stops here
+	traceMinRate    = 4.0   // the slowest pace the budget may stretch the trace to
+	traceCheckEvery = 5     // the stop rule is evaluated every few sends
+	// traceMinReserve: below this many requests left the trace stops.
+	traceMinReserve = 10
+	// continuousReturns single admissions over at least continuousSpan
+	// measure a continuous refill to well under 1% at the trace's
+	// resolution; windowSteps steps of at least stepSize admissions give a
+	// window's length and phase.
+	continuousReturns = 8
+	continuousSpan    = 2 * time.Second
+	windowSteps       = 2
+	stepSize          = 3
+	// sustainDuration and sustainMaxRequests: when no burst was limited, the
+	// rest of the budget (at most this many) is sent evenly over this long,
+	// the push behind an answer of none.
+	sustainDuration    = 2 * time.Second
+	sustainMaxRequests = 400
+	// answerGrace: the plan stops sending this long before the time budget,
+	// so the last answers arrive inside it.
+	answerGrace = 500 * time.Millisecond
+)
+
+// runPlan drives the adaptive experiment. Each step is sized by what the
 // previous ones showed: calibrate (RTT, header hints), a burst after idle
 // (capacity; queueing delays), sequential requests right after exhaustion
 // (a concurrency cap admits them, a rate limiter does not), a recovery trace
 // at a rate above the refill (continuous refill, steps at boundaries, or
-// admissions returning one window later), and a second key (scope).
-func Run(ctx context.Context, e *attack.Engine, col *attack.Collector, opt Options) (*Observation, error) {
-	if opt.MaxTime <= 0 {
-		opt.MaxTime = DefaultMaxTime
-	}
-	if opt.MaxRequests <= 0 {
-		opt.MaxRequests = DefaultMaxRequests
-	}
-	p := &planner{e: e, col: col, opt: opt, deadline: e.Now() + opt.MaxTime}
+// admissions returning one window later), and a second key (scope). When no
+// burst is limited, a sustained phase pushes the rest of the budget instead.
+func runPlan(ctx context.Context, e *attack.Engine, col *attack.Collector, opt Options) (*Observation, error) {
+	p := &planner{e: e, col: col, opt: opt, deadline: e.Now() + opt.MaxTime - answerGrace}
 	err := p.run(ctx)
 	e.Wait()
 	obs := &Observation{Start: e.Start(), Notes: p.notes}
 	for _, r := range col.Results() {
 		obs.Results = append(obs.Results, *r)
 	}
-	obs.RTT = minRTT(obs.Results)
+	obs.RTT = MinRTT(obs.Results)
 	return obs, err
 }
 
@@ -82,25 +113,30 @@ func (p *planner) run(ctx context.Context) error {
 		return err
 	}
 	limited, err := p.burst(ctx)
-	if err != nil || !limited {
+	if err != nil {
 		return err
+	}
+	if !limited {
+		// Nothing rejected yet: push the rest of the budget as a sustained
+		// phase. A limit it provokes is traced like a burst's.
+		if limited = p.sustain(ctx); !limited {
+			return ctx.Err()
+		}
 	}
 	p.sequential(ctx)
 	p.trace(ctx)
 	if p.opt.ScopeKey {
 		p.scope(ctx)
 	}
-	return nil
+	return ctx.Err()
 }
 
 // calibrate sends three spaced requests: RTT, reachability, header hints.
 func (p *planner) calibrate(ctx context.Context) error {
 	var lastErr string
 	ok := 0
-	for i := range 3 {
-		// 200 ms apart: far enough that a sliding log's return of these
-		// admissions, one window later, is told from a window boundary.
-		if i > 0 && !sleep(ctx, 200*time.Millisecond) {
+	for i := range calibrateRequests {
+		if i > 0 && !sleep(ctx, calibrateGap) {
 			return ctx.Err()
 		}
 		r, sent := p.e.Do(ctx, attack.Shot{Phase: phaseCalibrate})
@@ -124,18 +160,24 @@ func (p *planner) calibrate(ctx context.Context) error {
 
 // burst releases a burst after the calibration, escalating its size until
 // the target rejects something or the budget says stop. It reports whether
-// any limit was seen.
+// any limit was seen. A round the budget cannot hold is not sent, and the
+// note says so; the inference then judges whether what did run suffices.
 func (p *planner) burst(ctx context.Context) (bool, error) {
-	size := 100
+	size := firstBurstSize
 	if p.hintLimit > 0 {
-		size = min(max(2*p.hintLimit+10, 40), 400)
+		size = min(max(2*p.hintLimit+10, minHintedBurst), maxHintedBurst)
 	}
-	for round := 0; ; round++ {
-		if size > p.left()-200 {
-			size = p.left() - 200
+	for round := 0; round < burstRounds; round++ {
+		if size > p.left()-afterBurstReserve {
+			size = p.left() - afterBurstReserve
 		}
-		if size < 10 {
-			p.note("request budget too small to exhaust the limiter")
+		if size < minBurstSize {
+			p.note("the request budget could not hold burst %d (%d requests left, %d kept for the phases after it)", round+1, p.left(), afterBurstReserve)
+			return false, nil
+		}
+		at := p.burstInstant()
+		if at > p.deadline {
+			p.note("the time budget could not hold burst %d", round+1)
 			return false, nil
 		}
 		phase := phaseBurst
@@ -146,8 +188,11 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		for i := range shots {
 			shots[i] = attack.Shot{Phase: phase}
 		}
-		p.e.Burst(ctx, p.burstInstant(), shots)
+		p.e.Burst(ctx, at, shots)
 		p.e.Wait()
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
 		var rejected, errs int
 		for _, r := range p.col.Phase(phase) {
 			switch {
@@ -163,12 +208,38 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		if rejected > 0 {
 			return true, nil
 		}
-		if round >= 2 || ctx.Err() != nil {
-			p.note("no limit observed: bursts up to %d requests at one instant were all admitted", size)
-			return false, nil
-		}
-		size *= 4
+		size *= burstGrowth
 	}
+	return false, nil
+}
+
+// sustain sends what is left of the budget (at most sustainMaxRequests)
+// evenly over sustainDuration right after the last burst, which was all
+// admitted: a limit with a large capacity but a finite rate shows here.
+// It reports whether anything was rejected.
+func (p *planner) sustain(ctx context.Context) bool {
+	n := min(p.left()-traceMinReserve, sustainMaxRequests)
+	dur := sustainDuration
+	if n < minBurstSize {
+		p.note("the request budget could not hold the sustained phase")
+		return false
+	}
+	begin := p.e.Now() + 10*time.Millisecond
+	if begin+dur > p.deadline {
+		p.note("the time budget could not hold the sustained phase")
+		return false
+	}
+	gap := dur / time.Duration(n)
+	p.e.Schedule(ctx, n, func(i int) attack.Shot {
+		return attack.Shot{At: begin + time.Duration(i)*gap, Phase: phaseSustain}
+	})
+	p.e.Wait()
+	for _, r := range p.col.Phase(phaseSustain) {
+		if r.Error == "" && r.Rejected() {
+			return true
+		}
+	}
+	return false
 }
 
 // burstInstant is just after the next whole second of the wall clock.
@@ -215,10 +286,10 @@ func (p *planner) calibrationRTT() time.Duration {
 	return best
 }
 
-// sequential sends five requests one after another right after
-// exhaustion: only a concurrency cap admits them all.
+// sequential sends requests one after another right after exhaustion:
+// only a concurrency cap admits them all.
 func (p *planner) sequential(ctx context.Context) {
-	for range 5 {
+	for range sequentialRequests {
 		if _, ok := p.e.Do(ctx, attack.Shot{Phase: phaseSequential}); !ok {
 			return
 		}
@@ -229,23 +300,25 @@ func (p *planner) sequential(ctx context.Context) {
 // pattern of returning capacity is clear: enough admissions to measure a
 // continuous refill, or two window-sized steps, or the budget.
 func (p *planner) trace(ctx context.Context) {
-	rate := 100.0
+	rate := traceStartRate
 	if p.hintLimit > 0 && p.hintWindow > 0 {
-		rate = min(max(4*float64(p.hintLimit)/p.hintWindow.Seconds(), 10), 200)
+		rate = min(max(4*float64(p.hintLimit)/p.hintWindow.Seconds(), traceMinHinted), traceMaxHinted)
 	}
-	const minRate = 4.0
 	start := p.e.Now()
 	next := start
 	lastAdmit := start
 	for i := 0; ; i++ {
-		if next > p.deadline || p.left() < 10 || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		if next > p.deadline || p.left() < traceMinReserve {
 			p.note("trace stopped by the probe budget after %.1f s", (p.e.Now() - start).Seconds())
 			return
 		}
 		at := next
 		p.e.Schedule(ctx, 1, func(int) attack.Shot { return attack.Shot{At: at, Phase: phaseTrace} })
 		next += time.Duration(float64(time.Second) / rate)
-		if i%5 != 4 {
+		if i%traceCheckEvery != traceCheckEvery-1 {
 			continue
 		}
 		tr := p.col.Phase(phaseTrace)
@@ -255,47 +328,40 @@ func (p *planner) trace(ctx context.Context) {
 		}
 		// Nearly everything admitted: the refill keeps up with us, so
 		// the trace cannot see it; go faster.
-		if recent := tr[max(0, len(tr)-20):]; len(recent) == 20 && countAdmitted(recent) >= 18 && rate < 800 {
+		if recent := tr[max(0, len(tr)-20):]; len(recent) == 20 && countAdmitted(recent) >= 18 && rate < traceMaxRate {
 			rate *= 2
 		}
 		// Nothing coming back for a while: the window may be long, so
 		// pace the rest of the budget over the time that is left.
 		if p.e.Now()-lastAdmit > time.Second {
 			if timeLeft := (p.deadline - p.e.Now()).Seconds(); timeLeft > 0 {
-				rate = min(rate, max(float64(p.left()-20)/timeLeft, minRate))
+				rate = min(rate, max(float64(p.left()-2*traceMinReserve)/timeLeft, traceMinRate))
 			}
 		}
-		if p.enough(tr, rate, p.e.Now()-start) {
+		if p.enough(tr, p.e.Now()-start) {
 			return
 		}
 	}
 }
 
 // enough decides whether the trace has shown the refill pattern.
-func (p *planner) enough(tr []*attack.Result, rate float64, elapsed time.Duration) bool {
+func (p *planner) enough(tr []*attack.Result, elapsed time.Duration) bool {
 	if len(tr) == 0 { // answers still in flight (a slow backend)
 		return false
 	}
-	groups := admissionGroups(tr)
-	big := 0
-	for _, g := range groups {
-		if g >= 3 {
+	big, singles := 0, 0
+	for _, g := range admissionGroups(tr) {
+		if g >= stepSize {
 			big++
-		}
-	}
-	last := tr[len(tr)-1]
-	singles := 0
-	for _, g := range groups {
-		if g < 3 {
+		} else {
 			singles++
 		}
 	}
-	// A refill one request at a time: eight returns measure its rate to
-	// well under 1% at the trace's resolution.
-	continuous := singles >= 8 && elapsed >= 2*time.Second
-	// Window-sized steps: two of them, each followed by rejections again,
-	// give the window's length and phase.
-	steps := big >= 2 && !last.Admitted()
+	last := tr[len(tr)-1]
+	continuous := singles >= continuousReturns && elapsed >= continuousSpan
+	// Window-sized steps, each followed by rejections again, give the
+	// window's length and phase.
+	steps := big >= windowSteps && !last.Admitted()
 	return continuous || steps
 }
 

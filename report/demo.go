@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/selftest"
 )
 
 // Demo prints the truth beside the inference for each built-in target.
-func Demo(w io.Writer, outcomes []probe.Outcome) {
+func Demo(w io.Writer, outcomes []selftest.Outcome) {
 	rows := make([][]string, 0, len(outcomes))
 	right := 0
 	for _, o := range outcomes {

@@ -16,6 +16,7 @@ import (
 // CSS and SVG, no script, no external resource, so it opens offline and
 // prints. Every string from a run goes through html/template's escaping.
 func WriteHTML(w io.Writer, d Document) error {
+	d.settle()
 	return pageTmpl.Execute(w, newPage(d))
 }
 
@@ -86,7 +87,10 @@ func newPage(d Document) page {
 		p.Title = fmt.Sprintf("ratecheck %s: %d targets", what, len(d.Runs))
 	}
 	p.Subtitle = fmt.Sprintf("ratecheck %s · report schema %d", d.Version, d.SchemaVersion)
-	if d.Outcome != "" {
+	switch {
+	case d.Interrupted:
+		p.Outcome = outcomeBanner(expect.Untested, interruptedBanner)
+	case d.Outcome != "":
 		p.Outcome = outcomeBanner(d.Outcome, runsOutcomeText(d))
 	}
 	for i := range d.Runs {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 )
@@ -46,7 +47,15 @@ func readRecorded(t *testing.T, path string) *attack.Recorded {
 // infer, grade, build the document.
 func probeDoc(t *testing.T) (Document, *attack.Recorded) {
 	rec := readRecorded(t, recordedProbe)
-	return NewDocument("test", "probe", "probe", FromStream(rec, recordedProbe)), rec
+	return NewDocument("test", "probe", "probe", probeRunOf(rec, recordedProbe)), rec
+}
+
+// probeRunOf is what `ratecheck report` does with a probe stream: infer
+// again (probe), grade (grade), then build the run to render.
+func probeRunOf(rec *attack.Recorded, path string) Run {
+	res := probe.FromRecorded(rec)
+	res.ResultsFile = path
+	return ProbeRun(rec.Header.Target, rec.Header.URL, res, grade.OfProbe(res))
 }
 
 // frozenDocFile is the recorded probe's document as the pipeline built it
@@ -84,7 +93,7 @@ func frozenDoc(t *testing.T) Document {
 	}
 	rec := readRecorded(t, recordedProbe)
 	d.Runs[0].Results = SortResults(rec.Results)
-	d.Runs[0].RTT = minRTT(d.Runs[0].Results)
+	d.Runs[0].RTT = probe.MinRTT(d.Runs[0].Results)
 	return d
 }
 
@@ -362,7 +371,7 @@ func TestHTMLEscapesEverything(t *testing.T) {
 
 func TestHTMLEmptyAndInterrupted(t *testing.T) {
 	rec := &attack.Recorded{Header: attack.StreamHeader{Type: "header", Command: "probe", Target: "http://127.0.0.1:9/"}}
-	run := FromStream(rec, "x.jsonl")
+	run := probeRunOf(rec, "x.jsonl")
 	if run.Complete || run.Inference == nil || run.Inference.Family != probe.Inconclusive {
 		t.Fatalf("empty interrupted probe stream gave %+v", run)
 	}

@@ -35,7 +35,27 @@ type Document struct {
 	// Outcome is the overall result of a check: pass, fail or untested
 	// (see expect.Verdict). Empty for the other commands.
 	Outcome string `json:"outcome,omitempty"`
+	// Interrupted says a run was cut short: what the document shows is
+	// partial, and it holds no pass/fail verdict.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
+
+// settle derives the document-level facts from its runs before rendering:
+// a document with a cut-short run is interrupted, and its outcome is
+// untested whatever its expectations say.
+func (d *Document) settle() {
+	for _, r := range d.Runs {
+		if r.Stopped != "" {
+			d.Interrupted = true
+		}
+	}
+	if d.Interrupted && d.Outcome != "" {
+		d.Outcome = expect.Untested
+	}
+}
+
+// interruptedBanner is the line at the top of an interrupted document.
+const interruptedBanner = "INTERRUPTED: partial results, no verdict"
 
 // Run is one experiment against one target.
 type Run struct {
@@ -49,9 +69,10 @@ type Run struct {
 	Start       time.Time `json:"start"`
 	ElapsedS    float64   `json:"elapsed_s"`
 	ResultsFile string    `json:"results_file,omitempty"`
-	// Complete is false when the results stream had no end record (the run
-	// was interrupted).
+	// Complete is false when the run was cut short (interrupted, or a
+	// results stream with no end record); Stopped then says why.
 	Complete bool           `json:"complete"`
+	Stopped  string         `json:"stopped,omitempty"`
 	Summary  attack.Summary `json:"summary"`
 	// Verdict is the one-line conclusion: an attack profile's verdict or
 	// the inference's summary.
@@ -86,6 +107,7 @@ func NewDocument(version, command, experiment string, runs ...Run) Document {
 
 // WriteJSON writes the document as indented JSON.
 func WriteJSON(w io.Writer, d Document) error {
+	d.settle()
 	if d.Runs == nil {
 		d.Runs = []Run{}
 	}
@@ -118,44 +140,23 @@ func Summarize(rs []attack.Result) attack.Summary {
 	return m.Summary()
 }
 
-// ObservationOf rebuilds a probe's observation from recorded results: start
-// from the stream header, results by send time, and the round trip as the
-// smallest latency of a decided request.
-func ObservationOf(start time.Time, rs []attack.Result, notes []string) *probe.Observation {
-	obs := &probe.Observation{Start: start, Results: SortResults(rs), Notes: notes}
-	obs.RTT = minRTT(obs.Results)
-	return obs
-}
-
-func minRTT(rs []attack.Result) time.Duration {
-	best := time.Duration(-1)
-	for i := range rs {
-		r := &rs[i]
-		if r.Error != "" || !(r.Admitted() || r.Rejected()) {
-			continue
-		}
-		if l := r.Latency(); best < 0 || l < best {
-			best = l
-		}
-	}
-	return max(best, 0)
-}
-
-// ProbeRun builds the run of a probe from its observation and inference and
-// grades it. elapsedS ≤ 0 takes the last completion.
-func ProbeRun(target, url string, obs *probe.Observation, inf probe.Inference, elapsedS float64, notes []string) Run {
-	r := Run{Target: target, URL: url, Kind: "probe", Profile: "probe", Complete: true, Notes: notes}
-	i := inf
+// ProbeRun builds the run of a probe from its result and grade (nil when
+// it was not graded: an interrupted probe). elapsed ≤ 0 takes the last
+// completion.
+func ProbeRun(target, url string, res *probe.Result, g *grade.Report) Run {
+	r := Run{Target: target, URL: url, Kind: "probe", Profile: "probe", Complete: true, Notes: res.Notes,
+		ResultsFile: res.ResultsFile, Grade: g}
+	i := res.Inference
 	r.Inference = &i
-	r.Verdict = inf.Summary()
-	if obs != nil {
+	r.Verdict = i.Summary()
+	if obs := res.Observation; obs != nil {
 		r.Start, r.RTT = obs.Start, obs.RTT
 		r.Results = SortResults(obs.Results)
-		g := grade.Grade(obs, inf)
-		r.Grade = &g
+		r.Stopped = obs.Stopped
+		r.Complete = obs.Stopped == ""
 	}
 	r.Summary = Summarize(r.Results)
-	r.ElapsedS = elapsedS
+	r.ElapsedS = res.Elapsed.Seconds()
 	if r.ElapsedS <= 0 {
 		r.ElapsedS = lastDone(r.Results).Seconds()
 	}
@@ -167,7 +168,7 @@ func ProbeRun(target, url string, obs *probe.Observation, inf probe.Inference, e
 func AttackRun(target, url, profile string, start time.Time, results []attack.Result, rep *attack.Report, elapsedS float64, notes []string) Run {
 	r := Run{Target: target, URL: url, Kind: "attack", Profile: profile, Start: start, Complete: true,
 		Results: SortResults(results), Notes: notes}
-	r.RTT = minRTT(r.Results)
+	r.RTT = probe.MinRTT(r.Results)
 	r.Summary = Summarize(r.Results)
 	if rep != nil {
 		r.Verdict, r.Metrics, r.Rows = rep.Verdict, rep.Metrics, rep.Rows
@@ -185,11 +186,12 @@ func AttackRun(target, url, profile string, start time.Time, results []attack.Re
 	return r
 }
 
-// FromStream builds the run a results stream recorded, without touching the
-// target: a probe's (or compare --probe's) results are inferred and graded
-// again; an attack's get the verdict, table and metrics the live run stored
-// in the end record (only counts when the run ended before concluding).
-func FromStream(rec *attack.Recorded, path string) Run {
+// AttackFromStream builds the run an attack's results stream recorded,
+// without touching the target: the verdict, table and metrics the live run
+// stored in the end record (only counts when the run ended before
+// concluding). A probe's stream is inferred again by probe.FromRecorded
+// instead.
+func AttackFromStream(rec *attack.Recorded, path string) Run {
 	h := rec.Header
 	var notes []string
 	elapsed := 0.0
@@ -202,25 +204,22 @@ func FromStream(rec *attack.Recorded, path string) Run {
 	if rec.Truncated {
 		notes = append(notes, "the results stream's last line was cut mid-write and is left out")
 	}
-	var r Run
-	if IsProbeStream(h) {
-		obs := ObservationOf(h.Start, rec.Results, notes)
-		r = ProbeRun(h.Target, h.URL, obs, probe.Infer(obs), elapsed, notes)
-	} else {
-		var rep *attack.Report
-		if o := profileOutcome(rec); o != nil {
-			rep = &attack.Report{Profile: h.Profile, Verdict: o.Verdict, Rows: o.Rows}
-			if len(o.Metrics) > 0 {
-				rep.Metrics = o.Metrics
-			}
-		}
-		r = AttackRun(h.Target, h.URL, h.Profile, h.Start, rec.Results, rep, elapsed, notes)
-		if rep == nil {
-			r.Verdict = fmt.Sprintf("%s profile: %s (the run ended before the profile's verdict; these are the recorded requests' counts)", orDash(h.Profile), countsLine(r.Summary))
+	var rep *attack.Report
+	if o := profileOutcome(rec); o != nil {
+		rep = &attack.Report{Profile: h.Profile, Verdict: o.Verdict, Rows: o.Rows}
+		if len(o.Metrics) > 0 {
+			rep.Metrics = o.Metrics
 		}
 	}
+	r := AttackRun(h.Target, h.URL, h.Profile, h.Start, rec.Results, rep, elapsed, notes)
+	if rep == nil {
+		r.Verdict = fmt.Sprintf("%s profile: %s (the run ended before the profile's verdict; these are the recorded requests' counts)", orDash(h.Profile), countsLine(r.Summary))
+	}
 	r.ResultsFile = path
-	r.Complete = rec.End != nil
+	r.Complete = rec.End != nil && rec.End.Stopped == ""
+	if rec.End == nil || rec.End.Stopped != "" {
+		r.Stopped = "interrupted"
+	}
 	return r
 }
 

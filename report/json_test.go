@@ -79,7 +79,7 @@ func TestFromStreamAttack(t *testing.T) {
 		},
 		End: &attack.StreamEnd{Type: "end", Requests: 2, Notes: []string{"n"}, Elapsed: int64(time.Second)},
 	}
-	r := FromStream(rec, "a.jsonl")
+	r := AttackFromStream(rec, "a.jsonl")
 	if r.Kind != "attack" || r.Inference != nil || r.Grade != nil || r.Results[0].Seq != 1 || r.ElapsedS != 1 ||
 		r.Summary.Admitted != 1 || r.Summary.Rejected != 1 || r.RTT != time.Millisecond || !r.Complete || len(r.Notes) != 1 {
 		t.Errorf("%+v", r)
@@ -88,7 +88,7 @@ func TestFromStreamAttack(t *testing.T) {
 		t.Errorf("without an outcome: verdict %q, metrics %v", r.Verdict, r.Metrics)
 	}
 	rec.End.Outcome = &attack.ProfileOutcome{Verdict: "burst of 2: 1 admitted", Rows: [][]string{{"admitted", "1"}}, Metrics: []byte(`{"admitted":1}`)}
-	r = FromStream(rec, "a.jsonl")
+	r = AttackFromStream(rec, "a.jsonl")
 	if m, _ := json.Marshal(r.Metrics); r.Verdict != "burst of 2: 1 admitted" || len(r.Rows) != 1 || string(m) != `{"admitted":1}` {
 		t.Errorf("with an outcome: verdict %q rows %v metrics %s", r.Verdict, r.Rows, m)
 	}

@@ -79,7 +79,11 @@ type junitSkipped struct {
 
 // WriteJUnit writes the document as JUnit XML.
 func WriteJUnit(w io.Writer, d Document) error {
+	d.settle()
 	s := junitSuites{Name: "ratecheck " + d.Command}
+	if d.Interrupted {
+		s.Name += " — " + interruptedBanner
+	}
 	total := 0.0
 	for i := range d.Runs {
 		suite := junitRun(d, &d.Runs[i])
@@ -150,8 +154,11 @@ func junitRun(d Document, r *Run) junitSuite {
 	// The run itself: it either ran or could not test the target.
 	run := junitCase{Name: r.Kind + ": " + orDash(r.Profile), Time: secs(r.ElapsedS), SystemOut: text(runOut(r))}
 	switch {
+	case r.Stopped != "":
+		prop("interrupted", "true")
+		run.Error = &junitProblem{Type: "interrupted", Message: interruptedBanner + ": " + r.Verdict, Text: runOut(r)}
 	case r.Error != "":
-		run.Error = &junitProblem{Type: "untested", Message: "could not be tested: " + r.Error, Text: r.Error}
+		run.Error = &junitProblem{Type: expect.Untested, Message: "could not be tested: " + r.Error, Text: r.Error}
 	case r.Inference != nil && r.Inference.Family == probe.Inconclusive:
 		run.Error = &junitProblem{Type: "inconclusive", Message: r.Inference.Summary(), Text: strings.Join(r.Inference.Evidence, "\n")}
 	}
@@ -169,7 +176,7 @@ func junitRun(d Document, r *Run) junitSuite {
 		case expect.Fail:
 			c.Failure = &junitProblem{Type: "expectation", Message: o.Message(), Text: out}
 		case expect.Untested:
-			c.Error = &junitProblem{Type: "untested", Message: o.Message(), Text: out}
+			c.Error = &junitProblem{Type: expect.Untested, Message: o.Message(), Text: out}
 		default:
 			c.SystemOut = text(out)
 		}

@@ -30,3 +30,13 @@ func Verdict(w io.Writer, verdict string, notes []string) {
 		fmt.Fprintln(w, "note: "+n)
 	}
 }
+
+// Interrupted is the banner at the top of a cut-short run's text: what it
+// shows is partial, and no pass/fail verdict follows.
+func Interrupted(w io.Writer, why string) {
+	if why == "" || why == "interrupted" {
+		fmt.Fprintf(w, "%s\n\n", interruptedBanner)
+		return
+	}
+	fmt.Fprintf(w, "%s (%s)\n\n", interruptedBanner, why)
+}

@@ -29,6 +29,8 @@ type Facts struct {
 	// Grade is the response-contract letter; "" when not graded, and
 	// grade.NotGraded when nothing was rejected.
 	Grade string
+	// Interrupted says the run was cut short: nothing it showed is a test.
+	Interrupted bool
 }
 
 // FactsFrom gathers the facts of one probe: its observation, the inference
@@ -39,6 +41,7 @@ func FactsFrom(obs *probe.Observation, inf probe.Inference, gradeLetter string) 
 		return f
 	}
 	f.Requests = len(obs.Results)
+	f.Interrupted = obs.Stopped == probe.StopInterrupted
 	for i := range obs.Results {
 		r := &obs.Results[i]
 		if r.Error != "" || !r.Rejected() {
@@ -49,7 +52,7 @@ func FactsFrom(obs *probe.Observation, inf probe.Inference, gradeLetter string) 
 			f.RetryAfter++
 		}
 	}
-	f.KeyTested = inf.Scope != "" && inf.Scope != "untested"
+	f.KeyTested = inf.Scope != "" && inf.Scope != probe.ScopeUntested
 	return f
 }
 
@@ -123,6 +126,21 @@ func Verdict(outs []Outcome) string {
 
 func evaluate(e Expectation, f Facts) (result, actual, note string) {
 	inf := f.Inference
+	if f.Interrupted {
+		return Untested, "not tested", "the probe was interrupted: a cut-short run tests nothing"
+	}
+	// An inconclusive probe tests nothing — except that a rejection it saw
+	// refutes "no limit".
+	if inf.Family == probe.Inconclusive || inf.Family == "" {
+		why := inf.Reason
+		if why == "" {
+			why = "no inference"
+		}
+		if e.Key == KeyFamily && e.Words[0] == limiter.None && f.rejected() > 0 {
+			return Fail, fmt.Sprintf("a limit (%d of %d requests rejected)", f.rejected(), f.Requests), "inconclusive otherwise: " + why
+		}
+		return Untested, "inconclusive", why
+	}
 	switch e.Key {
 	case KeyStatus:
 		return evalStatus(e, f)
@@ -137,13 +155,6 @@ func evaluate(e Expectation, f Facts) (result, actual, note string) {
 		return is(inf.Scope == e.Words[0]), inf.Scope, ""
 	}
 	// Everything else reads the inference.
-	if inf.Family == probe.Inconclusive || inf.Family == "" {
-		why := inf.Reason
-		if why == "" {
-			why = "no inference"
-		}
-		return Untested, "inconclusive", why
-	}
 	if e.Key == KeyFamily {
 		return evalFamily(e, inf)
 	}

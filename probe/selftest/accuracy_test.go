@@ -1,10 +1,11 @@
 //go:build accuracy
 
-package probe
+package selftest
 
 import (
 	"context"
 	"fmt"
+	"github.com/ratecheck/ratecheck/probe"
 	"os"
 	"sort"
 	"strings"
@@ -53,7 +54,7 @@ func TestAccuracyMatrix(t *testing.T) {
 	correct, equivalent, paramsOK, confidentWrong := 0, 0, 0, 0
 	var worstTime, worstReq string
 	for _, spec := range accuracyMatrix {
-		out, err := ProbeBuiltin(context.Background(), spec, Options{})
+		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
@@ -91,7 +92,7 @@ func TestAccuracyMatrix(t *testing.T) {
 	fmt.Println("\nconfusion matrix (rows: truth, columns: inferred)")
 	var fams []string
 	fams = append(fams, limiter.Families...)
-	fams = append(fams, Inconclusive)
+	fams = append(fams, probe.Inconclusive)
 	w = tabwriter.NewWriter(os.Stdout, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "\t"+strings.Join(abbrev(fams), "\t")+"\t")
 	truths := make([]string, 0, len(confusion))

@@ -1,7 +1,8 @@
-package probe
+package selftest
 
 import (
 	"context"
+	"github.com/ratecheck/ratecheck/probe"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ import (
 // `go test -tags accuracy ./probe/`.)
 func TestProbeNamesEveryFamily(t *testing.T) {
 	for _, spec := range DemoTargets {
-		out, err := ProbeBuiltin(context.Background(), spec, Options{})
+		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
@@ -32,7 +33,7 @@ func TestProbeWithoutHeaders(t *testing.T) {
 		"builtin:token_bucket?rate=5/s&burst=10&headers=none",
 		"builtin:fixed_window?limit=10&window=1s&headers=none&align=first",
 	} {
-		out, err := ProbeBuiltin(context.Background(), spec, Options{})
+		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

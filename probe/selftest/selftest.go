@@ -1,12 +1,17 @@
-package probe
+// Package selftest probes built-in reference limiters whose truth is known
+// and scores the inference against it: the accuracy harness
+// (`go test -tags accuracy ./probe/selftest/`) and `ratecheck demo` are made
+// of these. It is apart from package probe so that the probe itself never
+// depends on the reference server.
+package selftest
 
 import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
@@ -14,25 +19,25 @@ import (
 // Outcome is one probe of a built-in target whose truth is known: the
 // accuracy harness and `ratecheck demo` are made of these.
 type Outcome struct {
-	Spec      string         `json:"target"`
-	Truth     limiter.Config `json:"-"`
-	TruthText string         `json:"truth"`
-	Inference Inference      `json:"inference"`
-	FamilyOK  bool           `json:"family_ok"`
+	Spec      string          `json:"target"`
+	Truth     limiter.Config  `json:"-"`
+	TruthText string          `json:"truth"`
+	Inference probe.Inference `json:"inference"`
+	FamilyOK  bool            `json:"family_ok"`
 	// Equivalent: not named, but listed as observationally equivalent.
-	Equivalent bool         `json:"equivalent,omitempty"`
-	ParamsOK   bool         `json:"params_ok"`
-	ParamErrs  []string     `json:"param_errors,omitempty"` // which parameter missed its bar, by how much
-	Requests   int          `json:"requests"`
-	ElapsedS   float64      `json:"elapsed_s"`
-	Observed   *Observation `json:"-"`
+	Equivalent bool               `json:"equivalent,omitempty"`
+	ParamsOK   bool               `json:"params_ok"`
+	ParamErrs  []string           `json:"param_errors,omitempty"` // which parameter missed its bar, by how much
+	Requests   int                `json:"requests"`
+	ElapsedS   float64            `json:"elapsed_s"`
+	Observed   *probe.Observation `json:"-"`
 }
 
 // ProbeBuiltin starts the reference server spec names, probes it with the
 // default plan, and scores the inference against the truth with the bars
 // of the accuracy harness: rate and limit within ±10%, burst within
 // ±max(1, 10%), window within ±10%.
-func ProbeBuiltin(ctx context.Context, spec string, opt Options, sinks ...func(*attack.Result)) (Outcome, error) {
+func ProbeBuiltin(ctx context.Context, spec string, opt probe.Options) (Outcome, error) {
 	sopt, err := refserver.ParseBuiltin(spec)
 	if err != nil {
 		return Outcome{}, err
@@ -46,20 +51,15 @@ func ProbeBuiltin(ctx context.Context, spec string, opt Options, sinks ...func(*
 	if err != nil {
 		return Outcome{}, err
 	}
-	if opt.MaxTime <= 0 {
-		opt.MaxTime = DefaultMaxTime
+	if opt.Target == "" {
+		opt.Target = spec
 	}
-	col := attack.NewCollector(true)
-	e := attack.New(req, attack.Options{MaxRequests: max(opt.MaxRequests, DefaultMaxRequests), MaxDuration: opt.MaxTime + 10*time.Second}, append(sinks, col.Add)...)
-	runCtx := e.Begin(ctx)
-	obs, runErr := Run(runCtx, e, col, opt)
-	e.Finish()
-	if runErr != nil {
-		return Outcome{}, runErr
+	res, err := probe.Run(ctx, req, opt)
+	if err != nil {
+		return Outcome{}, err
 	}
-	inf := Infer(obs)
-	out := Outcome{Spec: spec, Truth: sopt.Limiter, TruthText: describe(sopt.Limiter), Inference: inf,
-		Requests: len(obs.Results), ElapsedS: e.Now().Seconds(), Observed: obs}
+	out := Outcome{Spec: spec, Truth: sopt.Limiter, TruthText: describe(sopt.Limiter), Inference: res.Inference,
+		Requests: len(res.Observation.Results), ElapsedS: res.Elapsed.Seconds(), Observed: res.Observation}
 	out.score()
 	return out, nil
 }

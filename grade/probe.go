@@ -1,0 +1,14 @@
+package grade
+
+import "github.com/ratecheck/ratecheck/probe"
+
+// OfProbe grades a probe's result, or returns nil when the probe was
+// interrupted: a cut-short run shows no pass/fail verdict, and a grade is
+// one.
+func OfProbe(res *probe.Result) *Report {
+	if res == nil || res.Observation == nil || res.Observation.Stopped == probe.StopInterrupted {
+		return nil
+	}
+	g := Grade(res.Observation, res.Inference)
+	return &g
+}

@@ -1,0 +1,257 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+// An answer is earned only when the experiment that tells it from the
+// others ran. These are the bars.
+const (
+	// noneMinBurst: "no limit" needs a burst at least this large released
+	// at one instant and all admitted without queueing …
+	noneMinBurst = firstBurstSize
+	// noneMinSustained: … and at least this many more sent in the
+	// sustained phase, all admitted.
+	noneMinSustained = 100
+	// maxFailedShare: a phase whose requests got no answer (errors,
+	// timeouts, cancellations) beyond this share did not run.
+	maxFailedShare = 0.1
+	// minTraceDecisions: a recovery trace with fewer decided requests did
+	// not run.
+	minTraceDecisions = 10
+)
+
+// push is how hard the plan pushed a target that rejected nothing.
+type push struct {
+	bursts    []int         // sizes of the bursts released at one instant, all admitted
+	sustained int           // requests of the sustained phase, all admitted
+	span      time.Duration // the sustained phase's length
+	total     int           // every admitted request of those phases
+	over      time.Duration // from the first burst to the end of the sustained phase
+}
+
+func (p push) largest() int {
+	n := 0
+	for _, b := range p.bursts {
+		n = max(n, b)
+	}
+	return n
+}
+
+// unearned says why this observation supports no family at all ("" when
+// the experiments a family needs all ran): an interrupted run, a burst that
+// never ran or got no answers, a target that rejected nothing but was not
+// pushed hard enough to say so, or a limit reached whose recovery was
+// never traced.
+func (o *Observation) unearned(rejections int) string {
+	if o.Stopped == StopInterrupted {
+		return fmt.Sprintf("the probe was interrupted (%s): a cut-short probe names no family; run it again to the end", o.progress())
+	}
+	bursts := o.burstPhases()
+	if len(bursts) == 0 || len(o.phase(bursts[0])) == 0 {
+		return "the burst phase did not run" + o.budgetNote(firstBurstSize+afterBurstReserve)
+	}
+	for _, b := range bursts {
+		if failed, n, first := failures(o.phase(b)); float64(failed) > maxFailedShare*float64(n) {
+			return fmt.Sprintf("%d of the %d requests of the burst got no answer (%s): its capacity could not be measured", failed, n, first)
+		}
+	}
+	if rejections == 0 {
+		if held, n, most := o.heldBack(); held > 0 {
+			return fmt.Sprintf("nothing was rejected, but %d of %d burst requests were held back beyond the service time, up to %.0f ms: a limiter that queues instead of rejecting, whose rate this plan does not fit", held, n, float64(most)/1e6)
+		}
+		p := o.push()
+		if failed, n, first := failures(o.phase(phaseSustain)); n > 0 && float64(failed) > maxFailedShare*float64(n) {
+			return fmt.Sprintf("%d of the %d requests of the sustained phase got no answer (%s)", failed, n, first)
+		}
+		if p.largest() < noneMinBurst || p.sustained < noneMinSustained {
+			return fmt.Sprintf("nothing was rejected, but the probe could not push hard enough to rule a limit out: the largest burst was %d at one instant (at least %d needed) and %d requests were sustained after it (at least %d needed)",
+				p.largest(), noneMinBurst, p.sustained, noneMinSustained) + o.budgetNote(noneMinBurst*burstGrowth+afterBurstReserve)
+		}
+		return ""
+	}
+	decidedTrace := 0
+	for _, r := range o.phase(phaseTrace) {
+		if decided(&r) {
+			decidedTrace++
+		}
+	}
+	if decidedTrace < minTraceDecisions {
+		return fmt.Sprintf("the limit was reached, but the recovery trace that shows how capacity returns did not run (%d decided requests, at least %d needed)", decidedTrace, minTraceDecisions) +
+			o.budgetNote(afterBurstReserve)
+	}
+	return ""
+}
+
+// failures counts the results that got no limiter decision because of a
+// transport problem, and names the first.
+func failures(rs []attack.Result) (failed, n int, first string) {
+	for _, r := range rs {
+		n++
+		if r.Error != "" {
+			if failed == 0 {
+				first = r.Error
+			}
+			failed++
+		}
+	}
+	return failed, n, first
+}
+
+// A limiter that queues instead of rejecting (a pacer) answers a burst at
+// its own rate; a server merely busy with a flood answers at its
+// throughput. These tell the two apart.
+const (
+	// pacerMaxRate: a burst answered more slowly than this, per second, …
+	pacerMaxRate = 500.0
+	// pacerMinDelay: … and held back more than this, was queued.
+	pacerMinDelay = 200 * time.Millisecond
+	// queueGrowth: a sustained phase whose delays grow by more than this
+	// from its start to its end is being paced below its send rate.
+	queueGrowth = 100 * time.Millisecond
+)
+
+// heldBack counts the admissions a queue held back in the bursts and the
+// sustained phase of a run that rejected nothing, out of all of their
+// requests, and the longest such delay. Latency a flood adds by load alone
+// does not count (see the constants).
+func (o *Observation) heldBack() (held, n int, most time.Duration) {
+	service := o.serviceTime()
+	for _, b := range o.burstPhases() {
+		rs := o.phase(b)
+		n += len(rs)
+		var lo, hi time.Duration = -1, 0
+		var delays []time.Duration
+		for _, r := range rs {
+			if r.Error == "" && r.Admitted() {
+				delays = append(delays, r.Latency()-service)
+				if lo < 0 || r.Done < lo {
+					lo = r.Done
+				}
+				hi = max(hi, r.Done)
+			}
+		}
+		if len(delays) < 2 || hi <= lo {
+			continue
+		}
+		if rate := float64(len(delays)) / (hi - lo).Seconds(); rate < pacerMaxRate {
+			for _, d := range delays {
+				if d > pacerMinDelay {
+					held++
+					most = max(most, d)
+				}
+			}
+		}
+	}
+	s := o.phase(phaseSustain)
+	n += len(s)
+	if k := len(s) / 10; k >= 3 {
+		head, tail := medianLatency(s[:k]), medianLatency(s[len(s)-k:])
+		if tail-head > queueGrowth {
+			for _, r := range s {
+				if d := r.Latency() - service; r.Admitted() && d > queueGrowth {
+					held++
+					most = max(most, d)
+				}
+			}
+		}
+	}
+	return held, n, most
+}
+
+func medianLatency(rs []attack.Result) time.Duration {
+	var ls []time.Duration
+	for _, r := range rs {
+		if r.Error == "" {
+			ls = append(ls, r.Latency())
+		}
+	}
+	if len(ls) == 0 {
+		return 0
+	}
+	slices.Sort(ls)
+	return ls[len(ls)/2]
+}
+
+// push measures the bursts and the sustained phase of a run that rejected
+// nothing.
+func (o *Observation) push() push {
+	var p push
+	var first, last time.Duration = -1, 0
+	for _, b := range o.burstPhases() {
+		rs := o.phase(b)
+		p.bursts = append(p.bursts, countAdmittedIn(rs))
+		p.total += countAdmittedIn(rs)
+		for _, r := range rs {
+			if first < 0 || r.Sent < first {
+				first = r.Sent
+			}
+			last = max(last, r.Sent)
+		}
+	}
+	if s := o.phase(phaseSustain); len(s) > 0 {
+		p.sustained = countAdmittedIn(s)
+		p.total += p.sustained
+		p.span = s[len(s)-1].Sent - s[0].Sent
+		last = max(last, s[len(s)-1].Sent)
+	}
+	if first >= 0 {
+		p.over = last - first
+	}
+	return p
+}
+
+// noneConfidence grows with how hard the plan pushed: "no limit" is never
+// proven, only not refuted — a limit a little larger than the largest burst
+// is always possible, so it never reaches the 0.8 of a confident answer. A
+// burst of 100 earns 0.5; each doubling 0.05 more, to at most 0.75.
+func noneConfidence(p push) float64 {
+	c := 0.5 + 0.05*math.Log2(float64(p.largest())/float64(noneMinBurst))
+	return math.Round(math.Min(0.75, math.Max(0.5, c))*100) / 100
+}
+
+// pushFact is the evidence line of an answer of none: how hard it pushed.
+func (p push) fact() string {
+	sizes := make([]string, len(p.bursts))
+	for i, b := range p.bursts {
+		sizes[i] = fmt.Sprint(b)
+	}
+	return fmt.Sprintf("nothing rejected or held back: bursts of %s at one instant, then %d requests sustained over %.1f s (%.0f/s); any limit here admits more than %d at once and more than %d in %.1f s",
+		strings.Join(sizes, ", "), p.sustained, p.span.Seconds(), float64(p.sustained)/math.Max(p.span.Seconds(), 1e-3), p.largest(), p.total, p.over.Seconds())
+}
+
+// progress says how far a run got: its last phase, requests and time.
+func (o *Observation) progress() string {
+	if len(o.Results) == 0 {
+		return "before the first request"
+	}
+	rs := sortedResults(o.Results)
+	last := rs[len(rs)-1]
+	return fmt.Sprintf("during the %s phase, after %d requests in %.1f s", strings.SplitN(last.Phase, "-", 2)[0], len(rs), last.Sent.Seconds())
+}
+
+// budgetNote says what the budget was and roughly what would have held the
+// missing phase (needed more requests than the run had left).
+func (o *Observation) budgetNote(needed int) string {
+	b := o.Budget
+	if b.MaxRequests == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" (budget %d requests and %s; %d sent", b.MaxRequests, b.MaxTime, len(o.Results))
+	if want := len(o.Results) + needed; want > b.MaxRequests {
+		s += fmt.Sprintf("; about %d requests would hold it", max(want, MinRequests))
+	}
+	for _, n := range o.Notes {
+		if strings.Contains(n, "time budget could not hold") {
+			s += "; " + n
+			break
+		}
+	}
+	return s + ")"
+}

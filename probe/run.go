@@ -1,0 +1,206 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+// Options bound and shape a probe. The zero value is the default probe.
+type Options struct {
+	MaxTime     time.Duration // time budget; default DefaultMaxTime
+	MaxRequests int           // request budget; default DefaultMaxRequests
+	// ScopeKey tests per-key scope by sending one request with another key
+	// value (needs the request's KeyHeader).
+	ScopeKey bool
+	// Engine shapes the requests (timeout, TLS, connections, keys). Its
+	// budget fields are ignored: the probe's budget above is the engine's.
+	Engine attack.Options
+	// ResultsFile, when set, receives every result as it arrives (JSON
+	// Lines, see attack.CreateStream), so an interrupted probe keeps its data.
+	ResultsFile string
+	// Command and Target label the results stream ("probe" and the URL by
+	// default): the command that ran and the target as the user wrote it.
+	Command, Target string
+	// Sinks also receive every result (a progress line, say).
+	Sinks []func(*attack.Result)
+}
+
+// Defaults for a probe's budget: the issue's bar is ≤ max(20 s, 3 W) and
+// ≤ 2,000 requests; the plan stops well before when the evidence suffices.
+const (
+	DefaultMaxTime     = 60 * time.Second
+	DefaultMaxRequests = 2000
+)
+
+// The smallest budget that can hold the plan: three calibration requests, a
+// first burst, and what the sequential and trace phases (or, when nothing
+// is rejected, the sustained phase) need after it. Less than this cannot
+// earn any answer, so Run refuses it before sending.
+const (
+	MinRequests = calibrateRequests + firstBurstSize + afterBurstReserve
+	// MinTime: calibration (2 × 200 ms), waiting for the burst instant
+	// (≤ 1.3 s), the sequential requests and a trace of two seconds, with
+	// room for answers.
+	MinTime = 5 * time.Second
+)
+
+// BudgetError says a budget cannot hold the smallest plan.
+type BudgetError struct {
+	What string // "requests" or "time"
+	Have string
+	Need string
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("a probe budget of %s %s cannot hold the smallest plan, which needs at least %s", e.Have, e.What, e.Need)
+}
+
+// ErrUnreachable means every calibration request failed.
+var ErrUnreachable = errors.New("target unreachable")
+
+func (o *Options) fill() {
+	if o.MaxTime <= 0 {
+		o.MaxTime = DefaultMaxTime
+	}
+	if o.MaxRequests <= 0 {
+		o.MaxRequests = DefaultMaxRequests
+	}
+	if o.Command == "" {
+		o.Command = "probe"
+	}
+}
+
+// Validate reports a budget too small for the smallest plan (*BudgetError),
+// after filling in the defaults.
+func (o Options) Validate() error {
+	o.fill()
+	if o.MaxRequests < MinRequests {
+		return &BudgetError{What: "requests", Have: strconv.Itoa(o.MaxRequests), Need: strconv.Itoa(MinRequests)}
+	}
+	if o.MaxTime < MinTime {
+		return &BudgetError{What: "time", Have: o.MaxTime.String(), Need: MinTime.String()}
+	}
+	return nil
+}
+
+// Result is one probe carried out.
+type Result struct {
+	Observation *Observation
+	Inference   Inference
+	// Notes are what the engine and the plan said on the way (budget
+	// reached, interrupted, phases skipped).
+	Notes       []string
+	Elapsed     time.Duration
+	ResultsFile string // "" when none was written
+}
+
+// Run probes the target req points at: the adaptive plan (calibrate, burst,
+// sequential, trace, sustain or scope as the evidence asks), streaming every
+// result to opt.ResultsFile, then the inference. It never exceeds the
+// budget, and a probe cut short (interrupted, or a phase the budget could
+// not hold) is Inconclusive with the reason, never a family.
+//
+// The error is a *BudgetError before anything is sent, an error wrapping
+// ErrUnreachable when no calibration request was answered (the Result still
+// holds what was recorded), or a results file that cannot be written.
+func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error) {
+	opt.fill()
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now() // offset 0 of the run and the stream header's wall clock
+	sinks := append([]func(*attack.Result){}, opt.Sinks...)
+	var stream *attack.Stream
+	if opt.ResultsFile != "" {
+		target := opt.Target
+		if target == "" {
+			target = req.URL.String()
+		}
+		var err error
+		stream, err = attack.CreateStream(opt.ResultsFile, attack.StreamHeader{Command: opt.Command, Target: target,
+			URL: req.URL.String(), Profile: "probe", Start: start, Options: budgetOptions(opt)})
+		if err != nil {
+			return nil, err
+		}
+		sinks = append(sinks, stream.Add)
+	}
+	col := attack.NewCollector(true)
+	eo := opt.Engine
+	// The plan stops sending answerGrace before MaxTime; the engine's hard
+	// stop is the budget itself, so a probe never overruns it.
+	eo.MaxRequests, eo.MaxDuration = opt.MaxRequests, opt.MaxTime
+	eng := attack.New(req, eo, append(sinks, col.Add)...)
+	runCtx := eng.BeginAt(ctx, start)
+	obs, planErr := runPlan(runCtx, eng, col, opt)
+	eng.Finish()
+	obs.Budget = Budget{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime}
+	if ctx.Err() != nil {
+		obs.Stopped = StopInterrupted
+	}
+	res := &Result{Observation: obs, Notes: append(eng.Notes(), obs.Notes...), Elapsed: eng.Now(), ResultsFile: opt.ResultsFile}
+	if obs.Stopped == StopInterrupted {
+		msg := "interrupted"
+		if opt.ResultsFile != "" {
+			msg += ": the results so far are in " + opt.ResultsFile
+		}
+		res.Notes = append(res.Notes, msg)
+	}
+	var closeErr error
+	if stream != nil {
+		stream.SetStopped(obs.Stopped)
+		closeErr = stream.Close(res.Notes, eng.Now())
+	}
+	if planErr != nil && errors.Is(planErr, ErrUnreachable) {
+		res.Inference = Inference{Family: Inconclusive, Scope: ScopeUntested, Reason: planErr.Error()}
+		return res, planErr
+	}
+	if planErr != nil && !errors.Is(planErr, context.Canceled) && !errors.Is(planErr, context.DeadlineExceeded) {
+		res.Notes = append(res.Notes, planErr.Error())
+	}
+	res.Inference = Infer(obs)
+	if closeErr != nil {
+		return res, fmt.Errorf("writing %s: %w", opt.ResultsFile, closeErr)
+	}
+	return res, nil
+}
+
+// budgetOptions records the budget in the stream header, so a later report
+// can say what budget a cut-short phase would have needed.
+func budgetOptions(opt Options) map[string]string {
+	return map[string]string{"max_requests": strconv.Itoa(opt.MaxRequests), "max_time": opt.MaxTime.String()}
+}
+
+// FromRecorded rebuilds a probe's observation from a results stream read
+// back, with the budget and stop reason the live run recorded, and infers
+// again: what `ratecheck report` shows for a probe stream.
+func FromRecorded(rec *attack.Recorded) *Result {
+	obs := NewObservation(rec.Header.Start, rec.Results)
+	if n, err := strconv.Atoi(rec.Header.Options["max_requests"]); err == nil {
+		obs.Budget.MaxRequests = n
+	}
+	if d, err := time.ParseDuration(rec.Header.Options["max_time"]); err == nil {
+		obs.Budget.MaxTime = d
+	}
+	res := &Result{Observation: obs}
+	switch {
+	case rec.End == nil:
+		// No end record: the process was stopped before it could write one.
+		obs.Stopped = StopInterrupted
+		res.Notes = append(res.Notes, "the results stream has no end record: the run was interrupted, and this report covers the requests recorded before that")
+	default:
+		obs.Stopped = rec.End.Stopped
+		res.Notes = append(res.Notes, rec.End.Notes...)
+		res.Elapsed = time.Duration(rec.End.Elapsed)
+	}
+	if rec.Truncated {
+		res.Notes = append(res.Notes, "the results stream's last line was cut mid-write and is left out")
+	}
+	obs.Notes = res.Notes
+	res.Inference = Infer(obs)
+	return res
+}
