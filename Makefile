@@ -11,7 +11,7 @@ test:
 # The probe accuracy harness: every family × several parameter sets,
 # printing a confusion matrix and parameter errors (several minutes).
 accuracy:
-	go test -tags accuracy -run Accuracy -v -timeout 30m ./probe/
+	go test -tags accuracy -run Accuracy -v -timeout 30m ./probe/selftest/
 
 # ratecheck against vegeta on a local sink (see bench/README.md).
 bench:

@@ -1,21 +1,19 @@
 package cmd
 
 import (
-	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
@@ -242,22 +240,13 @@ func endpointLabel(ep checkEndpoint) string {
 	return ep.spec
 }
 
-// checkOutcome is the overall outcome: fail if any endpoint failed, else
-// untested if any was not (fully) tested, else pass.
+// checkOutcome is the overall outcome of the runs (expect.Overall).
 func checkOutcome(runs []report.Run) string {
-	out := expect.Pass
-	for _, r := range runs {
-		switch r.Outcome {
-		case expect.Fail:
-			return expect.Fail
-		case expect.Untested:
-			out = expect.Untested
-		}
+	verdicts := make([]string, len(runs))
+	for i, r := range runs {
+		verdicts[i] = r.Outcome
 	}
-	if len(runs) == 0 {
-		return expect.Untested
-	}
-	return out
+	return expect.Overall(verdicts)
 }
 
 // checkExit turns the outcome into the exit code and its one-line message.
@@ -392,214 +381,59 @@ func checkOutPaths(out string, n int, now time.Time) ([]string, error) {
 	return paths, nil
 }
 
-// checkConfig is the --config file.
-type checkConfig struct {
-	// Defaults for every endpoint.
-	MaxTime     time.Duration    `yaml:"max_time"`
-	MaxRequests int              `yaml:"max_requests"`
-	Timeout     time.Duration    `yaml:"timeout"`
-	MinGrade    string           `yaml:"min_grade"`
-	Endpoints   []configEndpoint `yaml:"endpoints"`
-}
-
-type configEndpoint struct {
-	Name        string        `yaml:"name"`
-	Target      string        `yaml:"target"`
-	Method      string        `yaml:"method"`
-	Headers     []string      `yaml:"headers"`
-	Body        string        `yaml:"body"`
-	KeyHeader   string        `yaml:"key_header"`
-	Timeout     time.Duration `yaml:"timeout"`
-	MaxTime     time.Duration `yaml:"max_time"`
-	MaxRequests int           `yaml:"max_requests"`
-	MinGrade    string        `yaml:"min_grade"`
-	Expect      yaml.Node     `yaml:"expect"`
-}
-
-// yamlFieldErr is yaml.v3's message for an unknown key under KnownFields.
-var yamlFieldErr = regexp.MustCompile(`line (\d+): field (.+) not found in type cmd\.(\w+)`)
-
-// loadCheckConfig reads the --config file into endpoints; every problem is
-// a usage error naming the file, the line and the key.
+// loadCheckConfig reads the --config suite (probe/expect) into endpoints,
+// the command line's flags as defaults under the file's own settings;
+// every problem is a usage error naming the file, the line and the key.
 func loadCheckConfig(path string, f *checkFlags) ([]checkEndpoint, error) {
-	data, err := os.ReadFile(path)
+	suite, err := expect.LoadSuite(path)
 	if err != nil {
-		return nil, usageErr("--config: %v", err)
-	}
-	cfg, lines, err := parseCheckConfig(path, data)
-	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			return nil, usageErr("--config: %v", err)
+		}
 		return nil, usageErr("%v", err)
 	}
 	var eps []checkEndpoint
-	for i, ce := range cfg.Endpoints {
-		line := lines[i]
-		at := func(l int) string { return fmt.Sprintf("%s:%d", path, l) }
-		if strings.TrimSpace(ce.Target) == "" {
-			return nil, usageErr("%s: endpoint %d has no target: (a URL, builtin:... or nginx:PATH)", at(line), i+1)
-		}
-		ep := checkEndpoint{name: ce.Name, spec: ce.Target, line: line, req: f.requestFlags, maxTime: f.maxTime}
+	for _, se := range suite.Endpoints {
+		at := fmt.Sprintf("%s:%d", path, se.Line)
+		ep := checkEndpoint{name: se.Name, spec: se.Target, line: se.Line, req: f.requestFlags, maxTime: f.maxTime, exps: se.Expectations}
 		ep.req.out = ""
-		// File defaults, then the endpoint's own settings.
-		if cfg.MaxTime > 0 {
-			ep.maxTime = cfg.MaxTime
+		if se.Method != "" {
+			ep.req.method = se.Method
 		}
-		if cfg.MaxRequests > 0 {
-			ep.req.maxRequests = cfg.MaxRequests
+		if se.Headers != nil {
+			ep.req.headers = slices.Concat(f.headers, se.Headers)
 		}
-		if cfg.Timeout > 0 {
-			ep.req.timeout = cfg.Timeout
+		if se.Body != "" {
+			ep.req.body = se.Body
 		}
-		if ce.Method != "" {
-			ep.req.method = ce.Method
+		if se.KeyHeader != "" {
+			ep.req.keyHeader = se.KeyHeader
 		}
-		if ce.Headers != nil {
-			ep.req.headers = slices.Concat(f.headers, ce.Headers)
+		if se.Timeout > 0 {
+			ep.req.timeout = se.Timeout
 		}
-		if ce.Body != "" {
-			ep.req.body = ce.Body
+		if se.MaxTime > 0 {
+			ep.maxTime = se.MaxTime
 		}
-		if ce.KeyHeader != "" {
-			ep.req.keyHeader = ce.KeyHeader
-		}
-		if ce.Timeout > 0 {
-			ep.req.timeout = ce.Timeout
-		}
-		if ce.MaxTime > 0 {
-			ep.maxTime = ce.MaxTime
-		}
-		if ce.MaxRequests > 0 {
-			ep.req.maxRequests = ce.MaxRequests
-		}
-		if ce.MaxTime < 0 || ce.MaxRequests < 0 || ce.Timeout < 0 {
-			return nil, usageErr("%s: max_time, max_requests and timeout must be positive", at(line))
+		if se.MaxRequests > 0 {
+			ep.req.maxRequests = se.MaxRequests
 		}
 		if err := ep.req.validate(); err != nil {
-			return nil, usageErr("%s: %v", at(line), err)
+			return nil, usageErr("%s: %v", at, err)
 		}
-		ep.exps, err = configExpectations(path, &ce.Expect)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		mg := ce.MinGrade
-		if mg == "" {
-			mg = cfg.MinGrade
-		}
-		if mg == "" {
-			mg = f.minGrade
-		}
-		if mg != "" {
+		if mg := cmp.Or(se.MinGrade, f.minGrade); mg != "" {
 			e, err := expect.ParseKV(expect.KeyMinGrade, mg)
 			if err != nil {
-				return nil, usageErr("%s: min_grade: %v", at(line), err)
+				return nil, usageErr("%s: min_grade: %v", at, err)
 			}
 			ep.exps = append(ep.exps, e)
 		}
 		if len(ep.exps) == 0 {
-			return nil, usageErr("%s: endpoint %s has no expectations: add expect: (family: token_bucket, rate: 10/s±10%%, ...) or min_grade:", at(line), endpointLabel(ep))
+			return nil, usageErr("%s: endpoint %s has no expectations: add expect: (family: token_bucket, rate: 10/s±10%%, ...) or min_grade:", at, endpointLabel(ep))
 		}
 		eps = append(eps, ep)
 	}
 	return eps, nil
-}
-
-// parseCheckConfig decodes the YAML strictly and returns the line of each
-// endpoint.
-func parseCheckConfig(path string, data []byte) (checkConfig, []int, error) {
-	var cfg checkConfig
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
-		if errors.Is(err, io.EOF) {
-			return cfg, nil, fmt.Errorf("%s: empty config: list endpoints: with a target: and expect: each", path)
-		}
-		return cfg, nil, configError(path, err)
-	}
-	if len(cfg.Endpoints) == 0 {
-		return cfg, nil, fmt.Errorf("%s: no endpoints: list them under endpoints:, each with a target: and expect:", path)
-	}
-	// The lines of the endpoints, for messages about them.
-	var root yaml.Node
-	_ = yaml.Unmarshal(data, &root)
-	lines := make([]int, len(cfg.Endpoints))
-	if len(root.Content) > 0 {
-		m := root.Content[0]
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == "endpoints" {
-				for j, item := range m.Content[i+1].Content {
-					if j < len(lines) {
-						lines[j] = item.Line
-					}
-				}
-			}
-		}
-	}
-	return cfg, lines, nil
-}
-
-// configError rewrites yaml.v3's errors as FILE:LINE: messages that name
-// the unknown key and list the known ones.
-func configError(path string, err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := regexp.MustCompile(`^line (\d+): (.*)$`).FindStringSubmatch(msg); m != nil {
-			return fmt.Errorf("%s:%s: %s", path, m[1], m[2])
-		}
-		return fmt.Errorf("%s: %s", path, msg)
-	}
-	var msgs []string
-	for _, e := range te.Errors {
-		if m := yamlFieldErr.FindStringSubmatch(e); m != nil {
-			where, known := "at the top level", "max_time, max_requests, timeout, min_grade, endpoints"
-			if m[3] == "configEndpoint" {
-				where, known = "in an endpoint", "name, target, method, headers, body, key_header, timeout, max_time, max_requests, min_grade, expect"
-			}
-			msgs = append(msgs, fmt.Sprintf("%s:%s: unknown key %q %s (known: %s)", path, m[1], m[2], where, known))
-			continue
-		}
-		if m := regexp.MustCompile(`^line (\d+): (.*)$`).FindStringSubmatch(e); m != nil {
-			msgs = append(msgs, fmt.Sprintf("%s:%s: %s", path, m[1], m[2]))
-			continue
-		}
-		msgs = append(msgs, path+": "+e)
-	}
-	return errors.New(strings.Join(msgs, "; "))
-}
-
-// configExpectations reads an endpoint's expect: — a mapping (family:
-// token_bucket) or a list of KEY=VALUE strings.
-func configExpectations(path string, n *yaml.Node) ([]expect.Expectation, error) {
-	var out []expect.Expectation
-	switch n.Kind {
-	case 0:
-		return nil, nil
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if v.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("%s:%d: expectation %s: the value must be a single word or number", path, v.Line, k.Value)
-			}
-			e, err := expect.ParseKV(k.Value, v.Value)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", path, k.Line, err)
-			}
-			out = append(out, e)
-		}
-	case yaml.SequenceNode:
-		for _, it := range n.Content {
-			if it.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("%s:%d: a list under expect: holds KEY=VALUE strings", path, it.Line)
-			}
-			e, err := expect.Parse(it.Value)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", path, it.Line, err)
-			}
-			out = append(out, e)
-		}
-	default:
-		return nil, fmt.Errorf("%s:%d: expect: must be a mapping (family: token_bucket) or a list of KEY=VALUE", path, n.Line)
-	}
-	return out, nil
 }
 
 // progressEnabled says whether to draw the progress line: stderr is a

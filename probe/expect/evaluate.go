@@ -124,6 +124,23 @@ func Verdict(outs []Outcome) string {
 	return Pass
 }
 
+// Overall combines the verdicts of several runs: fail if any failed, else
+// untested if any was not (fully) tested or there were none, else pass.
+func Overall(verdicts []string) string {
+	out := Untested
+	for i, v := range verdicts {
+		switch {
+		case v == Fail:
+			return Fail
+		case v == Untested:
+			out = Untested
+		case i == 0 || out == Pass:
+			out = v
+		}
+	}
+	return out
+}
+
 func evaluate(e Expectation, f Facts) (result, actual, note string) {
 	inf := f.Inference
 	if f.Interrupted {

@@ -229,3 +229,23 @@ func TestMessage(t *testing.T) {
 		t.Errorf("Message() = %q", got)
 	}
 }
+
+func TestOverall(t *testing.T) {
+	cases := []struct {
+		in   []string
+		want string
+	}{
+		{nil, Untested},
+		{[]string{Pass}, Pass},
+		{[]string{Pass, Pass}, Pass},
+		{[]string{Pass, Untested}, Untested},
+		{[]string{Untested, Pass}, Untested},
+		{[]string{Untested, Fail, Pass}, Fail},
+		{[]string{Pass, Fail}, Fail},
+	}
+	for _, c := range cases {
+		if got := Overall(c.in); got != c.want {
+			t.Errorf("Overall(%v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -47,11 +47,12 @@ var accuracyMatrix = []string{
 
 // TestAccuracyMatrix probes the whole matrix and prints a confusion matrix,
 // the parameter errors and the cost of each probe. Run it with
-// `make accuracy` or `go test -tags accuracy -run Accuracy -v ./probe/`.
+// `make accuracy` or `go test -tags accuracy -run Accuracy -v ./probe/selftest/`.
 func TestAccuracyMatrix(t *testing.T) {
 	confusion := map[string]map[string]int{}
 	var rows []string
 	correct, equivalent, paramsOK, confidentWrong := 0, 0, 0, 0
+	var rel reliability
 	var worstTime, worstReq string
 	for _, spec := range accuracyMatrix {
 		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{})
@@ -63,11 +64,12 @@ func TestAccuracyMatrix(t *testing.T) {
 			confusion[truth] = map[string]int{}
 		}
 		confusion[truth][got]++
+		rel.add(out)
 		if out.FamilyOK {
 			correct++
 		} else if out.Equivalent {
 			equivalent++
-		} else if out.Inference.Confidence >= 0.9 {
+		} else if out.Inference.Confidence >= 0.8 && got != probe.Inconclusive {
 			confidentWrong++
 		}
 		if out.FamilyOK && out.ParamsOK {
@@ -117,9 +119,73 @@ func TestAccuracyMatrix(t *testing.T) {
 	if worstReq != "" {
 		fmt.Println("over 2,000 requests:", worstReq)
 	}
+	rel.print(os.Stdout)
 	if float64(correct) < 0.95*float64(n) || confidentWrong > 0 {
-		t.Errorf("below the bar: %d/%d correct, %d confidently wrong", correct, n, confidentWrong)
+		t.Errorf("below the bar: %d/%d correct, %d wrong with confidence ≥ 0.8", correct, n, confidentWrong)
 	}
+	if err := rel.bar(); err != nil {
+		t.Error(err)
+	}
+}
+
+// reliability tallies answers by confidence: what share of the families
+// reported with a given confidence were right. Confidence means what it
+// says when the share right grows with it: no wrong family at ≥ 0.8, and
+// at least 98% right at ≥ 0.9. An inconclusive answer names no family and
+// is counted apart.
+type reliability struct {
+	right, total [4]int // one per confidenceBuckets entry
+	inconclusive int
+}
+
+var confidenceBuckets = [4]float64{0, 0.5, 0.8, 0.9} // lower bounds
+
+func (r *reliability) add(o Outcome) {
+	if o.Inference.Family == probe.Inconclusive {
+		r.inconclusive++
+		return
+	}
+	b := 0
+	for i, lo := range confidenceBuckets {
+		if o.Inference.Confidence >= lo {
+			b = i
+		}
+	}
+	r.total[b]++
+	if o.FamilyOK || o.Equivalent {
+		r.right[b]++
+	}
+}
+
+func (r *reliability) print(w *os.File) {
+	fmt.Fprintln(w, "\nreliability (confidence → share of named families that were right)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "confidence\tanswers\tright\tshare")
+	for i, lo := range confidenceBuckets {
+		hi := "1.00"
+		if i+1 < len(confidenceBuckets) {
+			hi = fmt.Sprintf("%.2f", confidenceBuckets[i+1])
+		}
+		share := "—"
+		if r.total[i] > 0 {
+			share = fmt.Sprintf("%.0f%%", 100*float64(r.right[i])/float64(r.total[i]))
+		}
+		fmt.Fprintf(tw, "[%.2f, %s)\t%d\t%d\t%s\n", lo, hi, r.total[i], r.right[i], share)
+	}
+	fmt.Fprintf(tw, "inconclusive\t%d\t\t\n", r.inconclusive)
+	tw.Flush()
+}
+
+// bar is the reliability bar of issue #12.
+func (r *reliability) bar() error {
+	n := len(confidenceBuckets)
+	if wrong := r.total[n-2] - r.right[n-2] + r.total[n-1] - r.right[n-1]; wrong > 0 {
+		return fmt.Errorf("reliability: %d wrong families reported with confidence ≥ 0.8", wrong)
+	}
+	if t := r.total[n-1]; t > 0 && float64(r.right[n-1]) < 0.98*float64(t) {
+		return fmt.Errorf("reliability: %d of %d answers at confidence ≥ 0.9 right (bar 98%%)", r.right[n-1], t)
+	}
+	return nil
 }
 
 // budgetBar names a probe that took longer than max(20 s, 3 W).

@@ -8,7 +8,7 @@ import (
 
 // One built-in target per family, probed end to end: the family and its
 // parameters must come out within the harness's bars. (The full matrix is
-// `go test -tags accuracy ./probe/`.)
+// `go test -tags accuracy ./probe/selftest/`.)
 func TestProbeNamesEveryFamily(t *testing.T) {
 	for _, spec := range DemoTargets {
 		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{})

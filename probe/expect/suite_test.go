@@ -1,0 +1,54 @@
+package expect
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseSuiteDefaultsAndLines(t *testing.T) {
+	s, err := ParseSuite("s.yaml", []byte(`max_time: 20s
+max_requests: 500
+min_grade: B
+endpoints:
+  - name: a
+    target: builtin:none
+    expect: {family: none}
+  - target: builtin:none
+    max_time: 30s
+    min_grade: A
+    expect: [family=none, status=429]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := s.Endpoints[0], s.Endpoints[1]
+	if a.Line != 5 || a.MaxTime != 20*time.Second || a.MaxRequests != 500 || a.MinGrade != "B" || len(a.Expectations) != 1 || a.Label() != "a (builtin:none)" {
+		t.Errorf("endpoint a = %+v", a)
+	}
+	if b.Line != 8 || b.MaxTime != 30*time.Second || b.MinGrade != "A" || len(b.Expectations) != 2 {
+		t.Errorf("endpoint b = %+v", b)
+	}
+}
+
+func TestParseSuiteErrorsNameFileLineAndKey(t *testing.T) {
+	cases := []struct{ body, want string }{
+		{"endpoints:\n  - target: x\n    expct: {}\n", `s.yaml:3: unknown key "expct" in an endpoint (known: name, target, method, headers, body, key_header, timeout, max_time, max_requests, min_grade, expect)`},
+		{"endpoint:\n  - target: x\n", `s.yaml:1: unknown key "endpoint" at the top level (known: max_time, max_requests, timeout, min_grade, endpoints)`},
+		{"", "s.yaml: empty config"},
+		{"max_time: 1s\n", "s.yaml: no endpoints"},
+		{"endpoints: x\n", "s.yaml:1: endpoints: is a list"},
+		{"endpoints:\n  - x\n", "s.yaml:2: each endpoint is a mapping"},
+		{"endpoints:\n  - name: a\n", "s.yaml:2: endpoint 1 has no target"},
+		{"endpoints:\n  - target: x\n    expect: {rat: 1/s}\n", `s.yaml:3: unknown expectation key "rat"`},
+		{"endpoints:\n  - target: x\n    max_time: forever\n", "s.yaml:3:"},
+		{"endpoints:\n  - target: [\n", "s.yaml:"},
+		{"endpoints:\n  - target: x\n    max_time: -1s\n", "s.yaml:2: max_time, max_requests and timeout must be positive"},
+	}
+	for _, c := range cases {
+		_, err := ParseSuite("s.yaml", []byte(c.body))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.body, err, c.want)
+		}
+	}
+}
