@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/ratecheck/ratecheck/internal/testenv"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,18 +26,7 @@ import (
 // configs in testdata/nginx (scripts/test installs nginx) and skip only
 // when nginx is not installed.
 
-func needNginx(t *testing.T) {
-	t.Helper()
-	if _, err := nginx.FindBinary(""); err != nil {
-		if errors.Is(err, nginx.ErrNotFound) {
-			if os.Getenv("CI") != "" { // CI must run them: scripts/test installs nginx
-				t.Fatal("nginx is not installed, so the live nginx tests cannot run in CI")
-			}
-			t.Skip("nginx is not installed; run scripts/install-nginx.sh to run the live nginx tests")
-		}
-		t.Fatal(err)
-	}
-}
+func needNginx(t *testing.T) { testenv.NeedNginx(t) }
 
 // inRepoRoot makes the test run from the repository root, so that targets
 // read as a user would write them: nginx:testdata/nginx/burst.conf.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ratecheck/ratecheck/internal/testenv"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,21 +20,7 @@ import (
 // td is a config in the repository's testdata/nginx.
 func td(name string) string { return filepath.Join("..", "..", "testdata", "nginx", name) }
 
-func needNginx(t *testing.T) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("nginx targets need a Unix system")
-	}
-	if _, err := nginx.FindBinary(""); err != nil {
-		if errors.Is(err, nginx.ErrNotFound) {
-			if os.Getenv("CI") != "" { // CI must run them: scripts/test installs nginx
-				t.Fatal("nginx is not installed, so the live nginx tests cannot run in CI")
-			}
-			t.Skip("nginx is not installed; run scripts/install-nginx.sh to run the live nginx tests")
-		}
-		t.Fatal(err)
-	}
-}
+func needNginx(t *testing.T) { testenv.NeedNginx(t) }
 
 func get(t *testing.T, url string) int {
 	t.Helper()

@@ -5,6 +5,7 @@ package nginx
 import (
 	"context"
 	"errors"
+	"github.com/ratecheck/ratecheck/internal/testenv"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -22,18 +23,7 @@ import (
 
 // needNginx skips the test when nginx is not installed. CI installs it with
 // scripts/install-nginx.sh.
-func needNginx(t *testing.T) {
-	t.Helper()
-	if _, err := FindBinary(""); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			if os.Getenv("CI") != "" { // CI must run them: scripts/test installs nginx
-				t.Fatal("nginx is not installed, so the live nginx tests cannot run in CI")
-			}
-			t.Skip("nginx is not installed; run scripts/install-nginx.sh to run the live nginx tests")
-		}
-		t.Fatal(err)
-	}
-}
+func needNginx(t *testing.T) { testenv.NeedNginx(t) }
 
 // startNginx starts a config and registers a cleanup that stops it and
 // checks that nothing is left.
