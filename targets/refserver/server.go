@@ -192,6 +192,9 @@ type Server struct {
 	Addr string // 127.0.0.1:PORT
 	srv  *http.Server
 	done chan error
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start listens on addr (use 127.0.0.1:0 for an ephemeral port) and serves
@@ -216,18 +219,21 @@ func Start(addr string, opt Options) (*Server, error) {
 }
 
 // Close stops accepting, lets requests in flight finish for up to 2 s, then
-// drops them.
+// drops them. Closing again returns the first Close's result at once.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = s.srv.Close()
-	}
-	if serveErr := <-s.done; !errors.Is(serveErr, http.ErrServerClosed) {
-		return serveErr
-	}
-	return err
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		err := s.srv.Shutdown(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = s.srv.Close()
+		}
+		if serveErr := <-s.done; !errors.Is(serveErr, http.ErrServerClosed) {
+			err = serveErr
+		}
+		s.closeErr = err
+	})
+	return s.closeErr
 }
 
 // StartBuiltin starts the reference server that a builtin: target string

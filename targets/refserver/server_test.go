@@ -199,3 +199,25 @@ func TestConcurrencyHoldsSlotWhileServing(t *testing.T) {
 		t.Fatalf("no request was rejected while one held the only slot (first=%d)", first)
 	}
 }
+
+// Closing a server twice (a deferred Close after an explicit one) returns
+// at once instead of waiting forever for a serve loop that already ended.
+func TestCloseTwiceReturns(t *testing.T) {
+	srv, err := StartBuiltin("builtin:none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("second Close blocked")
+	}
+}
