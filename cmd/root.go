@@ -1,6 +1,6 @@
 // Package cmd holds ratecheck's cobra commands: flags, wiring and exit codes
-// only. Everything that measures or decides lives in attack, probe, report
-// and targets.
+// only. Everything that measures or decides lives in attack, probe, grade,
+// report and targets (ARCHITECTURE.md).
 package cmd
 
 import (

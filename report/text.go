@@ -1,5 +1,7 @@
 // Package report renders results for people and machines: text tables for
-// the terminal, JSON, and (later) JUnit and HTML.
+// the terminal, the JSON document, JUnit XML and a self-contained HTML page.
+// It decides nothing: runs arrive inferred (probe) and graded (grade), and
+// an interrupted run is rendered as such, with no pass/fail verdict.
 package report
 
 import (
