@@ -111,7 +111,7 @@ func TestAccuracyMatrix(t *testing.T) {
 	}
 	w.Flush()
 	n := len(accuracyMatrix)
-	fmt.Printf("\nfamily correct %d/%d (%.0f%%), truth reported as an equivalent %d, parameters within bars %d/%d, wrong with confidence ≥ 0.9: %d\n",
+	fmt.Printf("\nfamily correct %d/%d (%.0f%%), truth reported as an equivalent %d, parameters within bars %d/%d, wrong with confidence ≥ 0.8: %d\n",
 		correct, n, 100*float64(correct)/float64(n), equivalent, paramsOK, n, confidentWrong)
 	if worstTime != "" {
 		fmt.Println("over the time bar:", worstTime)
