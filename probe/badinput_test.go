@@ -46,6 +46,23 @@ func TestProbeBadTargets(t *testing.T) {
 	if err != nil || inf.Family != Inconclusive || !strings.Contains(inf.Reason, "redirect") {
 		t.Fatalf("redirect: %+v %v", inf, err)
 	}
+	// Neither a blocked client nor a redirect is worth a budget: the plan
+	// stops after the first burst, and no note blames the budget.
+	for _, srv := range []*httptest.Server{blocked, redirect} {
+		req, _ := attack.NewRequest("GET", srv.URL, nil, "")
+		res, err := Run(context.Background(), req, Options{MaxTime: MinTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(res.Observation.Results); n > calibrateRequests+firstBurstSize {
+			t.Errorf("%s: %d requests sent; the plan should stop after the first burst", srv.URL, n)
+		}
+		for _, n := range res.Notes {
+			if strings.Contains(n, "budget") {
+				t.Errorf("%s: note %q does not apply", srv.URL, n)
+			}
+		}
+	}
 	// Unreachable: a clear error, not a verdict.
 	dead := always(200)
 	url := dead.URL

@@ -70,9 +70,16 @@ func (o *Observation) unearned(rejections int) string {
 		if failed, n, first := failures(o.phase(phaseSustain)); n > 0 && float64(failed) > maxFailedShare*float64(n) {
 			return fmt.Sprintf("%d of the %d requests of the sustained phase got no answer (%s)", failed, n, first)
 		}
-		if p.largest() < noneMinBurst || p.sustained < noneMinSustained {
-			return fmt.Sprintf("nothing was rejected, but the probe could not push hard enough to rule a limit out: the largest burst was %d at one instant (at least %d needed) and %d requests were sustained after it (at least %d needed)",
-				p.largest(), noneMinBurst, p.sustained, noneMinSustained) + o.budgetNote(noneMinBurst*burstGrowth+afterBurstReserve)
+		var short []string
+		if p.largest() < noneMinBurst {
+			short = append(short, fmt.Sprintf("the largest burst was %d at one instant (at least %d needed)", p.largest(), noneMinBurst))
+		}
+		if p.sustained < noneMinSustained {
+			short = append(short, fmt.Sprintf("%d requests were sustained after the bursts (at least %d needed)", p.sustained, noneMinSustained))
+		}
+		if len(short) > 0 {
+			return "nothing was rejected, but the probe could not push hard enough to rule a limit out: " + strings.Join(short, " and ") +
+				o.budgetNote(noneMinBurst*burstGrowth+afterBurstReserve)
 		}
 		return ""
 	}

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -108,11 +109,22 @@ func (p *planner) note(format string, a ...any) { p.notes = append(p.notes, fmt.
 
 func (p *planner) left() int { return p.opt.MaxRequests - p.e.Sent() }
 
+// errNoDecisions and errBlocked end the plan early: the answers so far
+// are no limiter decisions, or rejections from the very first request. The
+// inference says so from the results; they are not errors of the probe.
+var (
+	errNoDecisions = errors.New("no limiter decisions")
+	errBlocked     = errors.New("blocked from the first request")
+)
+
 func (p *planner) run(ctx context.Context) error {
 	if err := p.calibrate(ctx); err != nil {
 		return err
 	}
 	limited, err := p.burst(ctx)
+	if errors.Is(err, errNoDecisions) || errors.Is(err, errBlocked) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -193,17 +205,29 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		var rejected, errs int
+		var admitted, rejected, errs int
 		for _, r := range p.col.Phase(phase) {
 			switch {
 			case r.Error != "":
 				errs++
 			case r.Rejected():
 				rejected++
+			case r.Admitted():
+				admitted++
 			}
 		}
 		if errs == size {
 			return false, fmt.Errorf("every request of a burst of %d failed: %s", size, p.col.Phase(phase)[0].Error)
+		}
+		if admitted+rejected == 0 {
+			// Redirects, 404s, 500s: nothing more to learn from a larger
+			// burst or a trace (the inference says what was answered).
+			return false, errNoDecisions
+		}
+		if rejected > 0 && admitted == 0 && p.neverAdmitted() {
+			// Blocked from the first request: no capacity to measure, and
+			// knocking on would only spend the budget.
+			return false, errBlocked
 		}
 		if rejected > 0 {
 			return true, nil
@@ -211,6 +235,16 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		size *= burstGrowth
 	}
 	return false, nil
+}
+
+// neverAdmitted reports whether no request of the run so far was admitted.
+func (p *planner) neverAdmitted() bool {
+	for _, r := range p.col.Results() {
+		if r.Error == "" && r.Admitted() {
+			return false
+		}
+	}
+	return true
 }
 
 // sustain sends what is left of the budget (at most sustainMaxRequests)

@@ -1,0 +1,106 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// obsBuilder records results on a virtual clock.
+type obsBuilder struct{ obs *Observation }
+
+func newObs() *obsBuilder {
+	return &obsBuilder{obs: &Observation{Start: epoch, RTT: time.Millisecond,
+		Budget: Budget{MaxRequests: DefaultMaxRequests, MaxTime: DefaultMaxTime}}}
+}
+
+// add records n results of phase sent at at, each answered after latency
+// (plus i·spacing for the i-th) with status (0 with err for a failure).
+func (b *obsBuilder) add(phase string, n int, at, latency, spacing time.Duration, status int, err string) *obsBuilder {
+	for i := range n {
+		done := at + latency + time.Duration(i)*spacing
+		b.obs.Results = append(b.obs.Results, attack.Result{Seq: len(b.obs.Results) + 1, Phase: phase, Scheduled: at, Sent: at,
+			FirstByte: done, Done: done, Status: status, Error: err})
+	}
+	return b
+}
+
+// spaced records n results sent gap apart.
+func (b *obsBuilder) spaced(phase string, n int, at, gap time.Duration, status int) *obsBuilder {
+	for i := range n {
+		b.add(phase, 1, at+time.Duration(i)*gap, time.Millisecond, 0, status, "")
+	}
+	return b
+}
+
+func (b *obsBuilder) calibrated() *obsBuilder {
+	return b.spaced(phaseCalibrate, 3, 0, 200*time.Millisecond, 200)
+}
+
+const ms = time.Millisecond
+
+func TestEarnedAnswers(t *testing.T) {
+	burst := 1000 * ms
+	cases := []struct {
+		name   string
+		obs    *Observation
+		family string
+		reason string // a substring of the reason when inconclusive
+	}{
+		{"interrupted in the burst", func() *Observation {
+			o := newObs().calibrated().add(phaseBurst, 40, burst, ms, 0, 200, "").obs
+			o.Stopped = StopInterrupted
+			return o
+		}(), Inconclusive, "interrupted (during the burst phase, after 43 requests"},
+		{"no burst", newObs().calibrated().obs, Inconclusive, "the burst phase did not run"},
+		{"a burst that timed out", newObs().calibrated().add(phaseBurst, 60, burst, ms, 0, 200, "").
+			add(phaseBurst, 40, burst, 10*time.Second, 0, 0, "timeout after 10s").obs, Inconclusive, "40 of the 100 requests of the burst got no answer (timeout after 10s)"},
+		{"nothing rejected, not pushed", newObs().calibrated().add(phaseBurst, 100, burst, ms, 0, 200, "").obs,
+			Inconclusive, "push hard enough to rule a limit out: 0 requests were sustained after the bursts (at least 100 needed)"},
+		{"nothing rejected, pushed", newObs().calibrated().add(phaseBurst, 100, burst, ms, 0, 200, "").
+			add(phaseBurst+"-1", 400, 2*time.Second, ms, 0, 200, "").spaced(phaseSustain, 200, 3*time.Second, 10*ms, 200).obs,
+			limiter.None, ""},
+		{"a pacer: admits all, one every 50 ms", newObs().calibrated().add(phaseBurst, 100, burst, ms, 50*ms, 200, "").
+			add(phaseBurst+"-1", 400, 7*time.Second, ms, 50*ms, 200, "").spaced(phaseSustain, 200, 30*time.Second, 10*ms, 200).obs,
+			Inconclusive, "held back beyond the service time"},
+		{"limited, never traced", newObs().calibrated().add(phaseBurst, 10, burst, ms, 0, 200, "").add(phaseBurst, 30, burst, ms, 0, 429, "").obs,
+			Inconclusive, "the recovery trace that shows how capacity returns did not run (0 decided requests"},
+	}
+	for _, c := range cases {
+		inf := Infer(c.obs)
+		if inf.Family != c.family || !strings.Contains(inf.Reason, c.reason) {
+			t.Errorf("%s: %s (reason %q); want %s %q", c.name, inf.Summary(), inf.Reason, c.family, c.reason)
+		}
+	}
+}
+
+// "none" says how hard it pushed, and its confidence grows with the push
+// but never reaches that of a confident answer.
+func TestNoneConfidenceGrowsWithThePush(t *testing.T) {
+	small := newObs().calibrated().add(phaseBurst, 100, time.Second, ms, 0, 200, "").spaced(phaseSustain, 100, 2*time.Second, 10*ms, 200).obs
+	big := newObs().calibrated().add(phaseBurst, 100, time.Second, ms, 0, 200, "").add(phaseBurst+"-1", 1600, 2*time.Second, ms, 0, 200, "").
+		spaced(phaseSustain, 200, 3*time.Second, 10*ms, 200).obs
+	a, b := Infer(small), Infer(big)
+	if a.Family != limiter.None || b.Family != limiter.None {
+		t.Fatalf("families %s, %s", a.Summary(), b.Summary())
+	}
+	if !(a.Confidence == 0.5 && b.Confidence > a.Confidence && b.Confidence <= 0.75) {
+		t.Errorf("confidence %.2f (burst 100) and %.2f (burst 1600); want 0.5 < second ≤ 0.75", a.Confidence, b.Confidence)
+	}
+	if b.Push == nil || b.Push.LargestBurst != 1600 || b.Push.Admitted != 1900 || !strings.Contains(b.Summary(), "up to 1600 at once and 1900 in") {
+		t.Errorf("push %+v, summary %q", b.Push, b.Summary())
+	}
+}
+
+// The starvation reason names the budget and what would hold the plan.
+func TestUnearnedReasonNamesTheBudget(t *testing.T) {
+	o := newObs().calibrated().add(phaseBurst, 100, time.Second, ms, 0, 200, "").obs
+	o.Budget = Budget{MaxRequests: 310, MaxTime: 20 * time.Second}
+	inf := Infer(o)
+	if !strings.Contains(inf.Reason, "budget 310 requests and 20s; 103 sent; about 703 requests would hold it") {
+		t.Errorf("reason %q", inf.Reason)
+	}
+}
