@@ -73,16 +73,11 @@ func probeNow(spec string) probed {
 	if err != nil {
 		return probed{err: err}
 	}
-	col := attack.NewCollector(true)
-	eng := attack.New(req, attack.Options{MaxRequests: probe.DefaultMaxRequests, MaxDuration: probeMaxTime + 10*time.Second}, col.Add)
-	ctx := eng.Begin(context.Background())
-	obs, err := probe.Run(ctx, eng, col, probe.Options{MaxTime: probeMaxTime, MaxRequests: probe.DefaultMaxRequests})
-	eng.Finish()
+	res, err := probe.Run(context.Background(), req, probe.Options{MaxTime: probeMaxTime})
 	if err != nil {
 		return probed{err: err}
 	}
-	inf := probe.Infer(obs)
-	return probed{obs: obs, inf: inf, report: Grade(obs, inf)}
+	return probed{obs: res.Observation, inf: res.Inference, report: Grade(res.Observation, res.Inference)}
 }
 
 // describe is a failure message: the grade and every check not passed.
