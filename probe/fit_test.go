@@ -15,7 +15,7 @@ import (
 // apart, a burst of 30 at burstAt, five sequential requests, 50 trace
 // requests every traceEvery), each decided by the reference model half a millisecond after
 // its send and answered a millisecond after it.
-func simulated(t *testing.T, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration) *Observation {
+func simulated(t testing.TB, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration) *Observation {
 	t.Helper()
 	lim, err := limiter.New(cfg)
 	if err != nil {
