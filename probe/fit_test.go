@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"math"
 	"reflect"
 	"runtime"
 	"testing"
@@ -116,7 +117,7 @@ func TestConcurrencyReplayExcusesLateReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return replayConcurrency(evs, lim, 0, 2*time.Millisecond)
+		return replayConcurrency(evs, lim, 0, 2*time.Millisecond, math.MaxInt, nil)
 	}
 	if m := misfits(4 * time.Millisecond); m != 0 {
 		t.Errorf("read 4 ms late: %d misfits, want 0", m)
