@@ -72,6 +72,74 @@ func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidat
 	return out
 }
 
+// The grids the fit searches: each is centred on what the observation
+// suggests, and sized to hold the truth despite a loaded machine's noise.
+const (
+	// limitSpread is how far either side of each count that suggests a
+	// limit the grid reaches: late or early sends on a loaded machine move
+	// a few admissions across a boundary.
+	limitSpread = 3
+	// minStepRun is the shortest run of admissions that counts as a
+	// window's step (or a bucket's capacity) rather than refill trickling
+	// in one at a time.
+	minStepRun = 3
+	// rateFineStep and rateFineSteps make a grid of ±3% in 0.1% steps
+	// around each rate estimate: a shaping queue's replay is so sharp that
+	// 1% off shifts every later decision.
+	rateFineStep  = 0.001
+	rateFineSteps = 30
+	// rateCoarseSteps is the steps per octave of a coarse grid from half to
+	// twice each estimate, for a trace that misled the estimate (a bucket
+	// of 1 whose admissions drift later every cycle).
+	rateCoarseSteps = 12
+	// windowStep and windowSteps make a grid of ±2% in 0.5% steps around
+	// each window seed: a step's start is known only to the trace's send
+	// interval.
+	windowStep  = 0.005
+	windowSteps = 4
+	// windowResolution is what window candidates are rounded to: configs
+	// are written in whole milliseconds, and nearer seeds are one window.
+	windowResolution = time.Millisecond
+	// traceGapFactor is how many median send intervals apart two
+	// admissions are in different steps.
+	traceGapFactor = 3
+	// defaultTraceGap is that gap for a trace too short to have an
+	// interval: a tenth of a second, far below any window worth finding.
+	defaultTraceGap = 100 * time.Millisecond
+)
+
+// commonWindows are windows people configure, tried whatever the trace
+// suggests, so a window longer than the trace still gets its usual size.
+var commonWindows = []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second,
+	10 * time.Second, 15 * time.Second, 20 * time.Second, 30 * time.Second, time.Minute}
+
+// The refinement of the best coarse fit.
+const (
+	// refineSpan is the steps either side of a best rate each refinement
+	// covers: more than half the coarser grid's step, so a true rate
+	// between two coarser points is inside it.
+	refineSpan = 16
+	// refineSeeds is how many distinct tied rates are refined around: ties
+	// between rates are common before the grid is fine, and a few cover
+	// them without multiplying the work.
+	refineSeeds = 4
+	// widenStep and widenSteps extend a tied parameter in 0.1% steps, finer
+	// than any rate or window a probe resolves, up to 10% beyond the ties
+	// found, which bounds the work where the parameter barely matters.
+	widenStep  = 0.001
+	widenSteps = 100
+)
+
+// refineSteps are the relative steps of the successive refinements of a
+// bucket's rate: 0.25%, then 0.02% — a long trace pins the rate to the
+// timing uncertainty divided by the trace's length.
+var refineSteps = []float64{0.0025, 0.0002}
+
+// equivalenceSlack is how many more mismatches (half a percent of the
+// decisions, at least one) leave two explanations equally good: a loaded
+// machine moves that many decisions across a boundary by itself.
+func equivalenceSlack(decisions int) int { return max(1, decisions/200) }
+
 // hypotheses are the parameter grids the plan's observations suggest.
 type hypotheses struct {
 	limits  []int
@@ -92,12 +160,12 @@ func (o *Observation) hypotheses() hypotheses {
 	// half of it, and the size of the steps in the trace, are limits too.
 	bases := []int{burstAdm, burstAdm + cal, (burstAdm + cal) / 2}
 	for _, g := range admissionRuns(o.phase(phaseTrace)) {
-		if g >= 3 {
+		if g >= minStepRun {
 			bases = append(bases, g)
 		}
 	}
 	for _, base := range bases {
-		for d := -3; d <= 3; d++ {
+		for d := -limitSpread; d <= limitSpread; d++ {
 			if l := base + d; l >= 1 && !seen[l] {
 				seen[l] = true
 				h.limits = append(h.limits, l)
@@ -114,11 +182,11 @@ func (o *Observation) hypotheses() hypotheses {
 	// every later decision shifts — that each estimate gets a fine grid,
 	// plus a coarse one from half to twice for robustness.
 	for _, est := range o.rateEstimates() {
-		for k := -30; k <= 30; k++ {
-			h.rates = append(h.rates, est*(1+float64(k)*0.001))
+		for k := -rateFineSteps; k <= rateFineSteps; k++ {
+			h.rates = append(h.rates, est*(1+float64(k)*rateFineStep))
 		}
-		for k := -24; k <= 24; k += 2 {
-			h.rates = append(h.rates, est*math.Pow(2, float64(k)/24))
+		for k := -rateCoarseSteps; k <= rateCoarseSteps; k++ {
+			h.rates = append(h.rates, est*math.Pow(2, float64(k)/rateCoarseSteps))
 		}
 	}
 	// Windows: distances between the starts of admission steps, and from
@@ -134,16 +202,14 @@ func (o *Observation) hypotheses() hypotheses {
 	for i := 1; i < len(starts); i++ {
 		seeds = append(seeds, starts[i]-starts[i-1])
 	}
-	for _, s := range []float64{0.5, 1, 2, 3, 5, 10, 15, 20, 30, 60} {
-		seeds = append(seeds, time.Duration(s*float64(time.Second)))
-	}
+	seeds = append(seeds, commonWindows...)
 	seenW := map[time.Duration]bool{}
 	for _, s := range seeds {
 		if s <= 0 {
 			continue
 		}
-		for k := -4; k <= 4; k++ {
-			w := time.Duration(float64(s) * (1 + float64(k)*0.005)).Round(time.Millisecond)
+		for k := -windowSteps; k <= windowSteps; k++ {
+			w := time.Duration(float64(s) * (1 + float64(k)*windowStep)).Round(windowResolution)
 			if w > 0 && !seenW[w] {
 				seenW[w] = true
 				h.windows = append(h.windows, w)
@@ -192,15 +258,14 @@ func (o *Observation) rateEstimates() []float64 {
 func (o *Observation) traceGap() time.Duration {
 	tr := o.phase(phaseTrace)
 	if len(tr) < 2 {
-		return 100 * time.Millisecond
+		return defaultTraceGap
 	}
-	// three times the median send interval
 	var gaps []time.Duration
 	for i := 1; i < len(tr); i++ {
 		gaps = append(gaps, tr[i].Sent-tr[i-1].Sent)
 	}
 	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
-	return 3 * gaps[len(gaps)/2]
+	return traceGapFactor * gaps[len(gaps)/2]
 }
 
 func (o *Observation) burstPhases() []string {
@@ -251,12 +316,12 @@ func admittedSent(rs []attack.Result) []time.Duration {
 }
 
 // groupStarts are the send times of the first admission of each run of
-// three or more admissions: the steps a window limiter takes.
+// minStepRun or more admissions: the steps a window limiter takes.
 func groupStarts(rs []attack.Result, gap time.Duration) []time.Duration {
 	var starts []time.Duration
 	run, runStart, last := 0, time.Duration(0), time.Duration(0)
 	flush := func() {
-		if run >= 3 {
+		if run >= minStepRun {
 			starts = append(starts, runStart)
 		}
 		run = 0

@@ -102,7 +102,7 @@ func Infer(o *Observation) Inference {
 	// common one (a token bucket of capacity 1 and a first-aligned fixed
 	// window of 1 are the same limiter); the others are listed as
 	// equivalent.
-	slack := max(1, len(evs)/200)
+	slack := equivalenceSlack(len(evs))
 	top := fits[0].mismatches() + paramCount[fits[0].family]
 	for i, f := range fits {
 		if f.mismatches()+paramCount[f.family] <= top+slack && orderOf(f.family) < orderOf(fits[0].family) {
@@ -191,26 +191,24 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		}
 	}
 	// Coarse then fine: the trace's rate estimate is rough, the replay is
-	// exact, so refine around the best coarse rate in 0.25% steps.
-	// Refine twice around the best rate: 0.25% steps, then 0.02% — a long
-	// trace pins the rate to (timing uncertainty ÷ trace length).
+	// exact, so refine around the best coarse rate (refineSteps).
 	refine := func(family string, coarse []limiter.Config) {
 		best := fitFamily(evs, coarse, rtt)
 		if len(best) == 0 {
 			fits = append(fits, familyFit{family: family})
 			return
 		}
-		for _, step := range []float64{0.0025, 0.0002} {
+		for _, step := range refineSteps {
 			// Around every distinct rate among the tied best (a few):
 			// ties between rates are common before the grid is fine.
 			var rates []float64
 			seen := map[float64]bool{}
 			for _, c := range best {
-				if len(seen) == 4 || seen[c.Config.Rate] {
+				if len(seen) == refineSeeds || seen[c.Config.Rate] {
 					continue
 				}
 				seen[c.Config.Rate] = true
-				for k := -16; k <= 16; k++ {
+				for k := -refineSpan; k <= refineSpan; k++ {
 					rates = append(rates, c.Config.Rate*(1+float64(k)*step))
 				}
 			}
@@ -272,8 +270,8 @@ func widen(evs []event, best []Candidate, rtt time.Duration, value func(limiter.
 	for _, edge := range []struct {
 		from Candidate
 		step float64
-	}{{lo, -0.001}, {hi, 0.001}} {
-		for k := 1; k <= 100; k++ {
+	}{{lo, -widenStep}, {hi, widenStep}} {
+		for k := 1; k <= widenSteps; k++ {
 			c := scaled(edge.from.Config, 1+float64(k)*edge.step)
 			if replay(evs, c, edge.from.Offset, unc, m, nil) > m {
 				break
