@@ -43,8 +43,12 @@ func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidat
 			defer wg.Done()
 			best := math.MaxInt32
 			var out []Candidate
-			for _, c := range cfgs[lo:hi] {
-				for _, off := range replayOffsets(c, rtt) {
+			var offsets []time.Duration
+			for i, c := range cfgs[lo:hi] {
+				if i == 0 || c.Algo != cfgs[lo+i-1].Algo {
+					offsets = replayOffsets(c, rtt)
+				}
+				for _, off := range offsets {
 					m := replay(evs, c, off, unc, min(best, int(shared.Load())), nil)
 					if m < best {
 						best, out = m, out[:0]

@@ -125,7 +125,8 @@ func replay(evs []event, cfg limiter.Config, offset, unc time.Duration, bound in
 	}
 	mis := 0
 	var prev time.Time
-	for i, ev := range evs {
+	for i := range evs {
+		ev := &evs[i] // not a copy: this is the fit's hot loop
 		at := ev.at.Add(offset)
 		var d limiter.Decision
 		if ev.admitted {
@@ -190,7 +191,8 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 	var pending []rel
 	released := map[string][]time.Time{} // recent release instants per key
 	mis := 0
-	for i, ev := range evs {
+	for i := range evs {
+		ev := &evs[i] // not a copy: this is the fit's hot loop
 		at := ev.at.Add(offset)
 		keep := pending[:0]
 		for _, p := range pending {
