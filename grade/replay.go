@@ -14,8 +14,8 @@ import (
 // behaviour.
 
 // inferredConfig is the reference model the inference names, and whether
-// it can be replayed (a concurrency cap needs release times; it is compared
-// by number only).
+// limit.agrees replays it (a concurrency cap is compared by number only:
+// withCapacity does not resize one).
 func (v *view) inferredConfig() (limiter.Config, bool) {
 	c, err := v.inf.Model()
 	return c, err == nil && c.Algo != limiter.Concurrency && c.Algo != limiter.None
