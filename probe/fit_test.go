@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"math"
 	"reflect"
 	"runtime"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // apart, a burst of 30 at burstAt, five sequential requests, 50 trace
 // requests every traceEvery), each decided by the reference model half a millisecond after
 // its send and answered a millisecond after it.
-func simulated(t *testing.T, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration) *Observation {
+func simulated(t testing.TB, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration) *Observation {
 	t.Helper()
 	lim, err := limiter.New(cfg)
 	if err != nil {
@@ -116,7 +117,7 @@ func TestConcurrencyReplayExcusesLateReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return replayConcurrency(evs, lim, 0, 2*time.Millisecond)
+		return replayConcurrency(evs, lim, 0, 2*time.Millisecond, math.MaxInt, nil)
 	}
 	if m := misfits(4 * time.Millisecond); m != 0 {
 		t.Errorf("read 4 ms late: %d misfits, want 0", m)

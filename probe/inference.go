@@ -124,7 +124,7 @@ func Infer(o *Observation) Inference {
 	// common one (a token bucket of capacity 1 and a first-aligned fixed
 	// window of 1 are the same limiter); the others are listed as
 	// equivalent.
-	slack := max(1, len(evs)/200)
+	slack := equivalenceSlack(len(evs))
 	top := fits[0].mismatches() + paramCount[fits[0].family]
 	for i, f := range fits {
 		if f.mismatches()+paramCount[f.family] <= top+slack && orderOf(f.family) < orderOf(fits[0].family) {
@@ -170,25 +170,20 @@ func Infer(o *Observation) Inference {
 	return inf
 }
 
+// fitAll fits every family to the time line. Each config is replayed at
+// the clock offsets its family needs (replayOffsets) with the timing
+// uncertainty of the round trip.
 func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
-	zero := []time.Duration{0}
-	// Wall-aligned families depend on absolute time: allow the arrival
-	// estimate to be off by about half a round trip either way.
-	eps := rtt/2 + time.Millisecond
-	// A decision's timing uncertainty: the server decided somewhere in the
-	// round trip, and schedulers on both sides add a little.
-	unc := rtt + 2*time.Millisecond
-	shifted := []time.Duration{-eps, 0, eps}
 	var fits []familyFit
-	add := func(family string, cfgs []limiter.Config, offs []time.Duration) {
-		fits = append(fits, familyFit{family: family, best: fitFamily(evs, cfgs, offs, unc)})
+	add := func(family string, cfgs []limiter.Config) {
+		fits = append(fits, familyFit{family: family, best: fitFamily(evs, cfgs, rtt)})
 	}
-	add(limiter.None, []limiter.Config{{Algo: limiter.None}}, zero)
+	add(limiter.None, []limiter.Config{{Algo: limiter.None}})
 	var conc []limiter.Config
 	for _, l := range h.limits {
 		conc = append(conc, limiter.Config{Algo: limiter.Concurrency, MaxInflight: l})
 	}
-	add(limiter.Concurrency, conc, zero)
+	add(limiter.Concurrency, conc)
 	buckets := func(rates []float64) (tb, ls []limiter.Config) {
 		for _, r := range rates {
 			for _, b := range h.limits {
@@ -218,26 +213,24 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		}
 	}
 	// Coarse then fine: the trace's rate estimate is rough, the replay is
-	// exact, so refine around the best coarse rate in 0.25% steps.
-	// Refine twice around the best rate: 0.25% steps, then 0.02% — a long
-	// trace pins the rate to (timing uncertainty ÷ trace length).
+	// exact, so refine around the best coarse rate (refineSteps).
 	refine := func(family string, coarse []limiter.Config) {
-		best := fitFamily(evs, coarse, zero, unc)
+		best := fitFamily(evs, coarse, rtt)
 		if len(best) == 0 {
 			fits = append(fits, familyFit{family: family})
 			return
 		}
-		for _, step := range []float64{0.0025, 0.0002} {
+		for _, step := range refineSteps {
 			// Around every distinct rate among the tied best (a few):
 			// ties between rates are common before the grid is fine.
 			var rates []float64
 			seen := map[float64]bool{}
 			for _, c := range best {
-				if len(seen) == 4 || seen[c.Config.Rate] {
+				if len(seen) == refineSeeds || seen[c.Config.Rate] {
 					continue
 				}
 				seen[c.Config.Rate] = true
-				for k := -16; k <= 16; k++ {
+				for k := -refineSpan; k <= refineSpan; k++ {
 					rates = append(rates, c.Config.Rate*(1+float64(k)*step))
 				}
 			}
@@ -246,11 +239,11 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			if family == limiter.TokenBucket {
 				fine = tbF
 			}
-			if all := fitFamily(evs, fine, zero, unc); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
+			if all := fitFamily(evs, fine, rtt); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
 				best = all
 			}
 		}
-		fits = append(fits, familyFit{family: family, best: widen(evs, best, unc, rateOf, withRate)})
+		fits = append(fits, familyFit{family: family, best: widen(evs, best, rtt, rateOf, withRate)})
 	}
 	refine(limiter.TokenBucket, tb)
 	refine(limiter.LeakyShaping, ls)
@@ -267,9 +260,8 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	for _, w := range []struct {
 		family string
 		cfgs   []limiter.Config
-		offs   []time.Duration
-	}{{limiter.FixedWindow, fw, shifted}, {limiter.SlidingLog, sl, zero}, {limiter.SlidingCounter, sc, shifted}} {
-		best := widen(evs, fitFamily(evs, w.cfgs, w.offs, unc), unc, windowOf, withWindow)
+	}{{limiter.FixedWindow, fw}, {limiter.SlidingLog, sl}, {limiter.SlidingCounter, sc}} {
+		best := widen(evs, fitFamily(evs, w.cfgs, rtt), rtt, windowOf, withWindow)
 		fits = append(fits, familyFit{family: w.family, best: best})
 	}
 	return fits
@@ -282,7 +274,7 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 // for any refill period between 480 and 510 ms — so the reported value and
 // its ± must be that interval's middle and half-width, not the first ties a
 // grid happened on.
-func widen(evs []event, best []Candidate, unc time.Duration, value func(limiter.Config) float64, scaled func(limiter.Config, float64) limiter.Config) []Candidate {
+func widen(evs []event, best []Candidate, rtt time.Duration, value func(limiter.Config) float64, scaled func(limiter.Config, float64) limiter.Config) []Candidate {
 	if len(best) == 0 {
 		return best
 	}
@@ -296,13 +288,14 @@ func widen(evs []event, best []Candidate, unc time.Duration, value func(limiter.
 		}
 	}
 	m := best[0].Mismatches
+	unc := decisionUncertainty(rtt)
 	for _, edge := range []struct {
 		from Candidate
 		step float64
-	}{{lo, -0.001}, {hi, 0.001}} {
-		for k := 1; k <= 100; k++ {
+	}{{lo, -widenStep}, {hi, widenStep}} {
+		for k := 1; k <= widenSteps; k++ {
 			c := scaled(edge.from.Config, 1+float64(k)*edge.step)
-			if replay(evs, c, edge.from.Offset, unc, m) > m {
+			if replay(evs, c, edge.from.Offset, unc, m, nil) > m {
 				break
 			}
 			best = append(best, Candidate{Config: c, Mismatches: m, Scored: len(evs), Offset: edge.from.Offset})

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"time"
 
@@ -241,84 +240,22 @@ func pointTitle(r *attack.Result) string {
 	return s
 }
 
-// replay runs the inferred model over the observed arrivals (send + RTT/2)
-// and returns, per result index, whether the model admits it (decided
-// results only: ok[i] is false for a transport error or another status).
-func replay(inf *probe.Inference, start time.Time, rtt time.Duration, rs []attack.Result) (admit, ok []bool, cfg limiter.Config, err error) {
-	cfg, err = modelConfig(inf)
-	if err != nil {
-		return nil, nil, cfg, err
+// replayModel replays the model the inference names over the run's
+// requests exactly as the inference's fit does (probe.Replay), so the chart
+// shows what the inference scored.
+func replayModel(run *Run) (probe.Replayed, error) {
+	if run.Inference == nil {
+		return probe.Replayed{}, fmt.Errorf("no inference")
 	}
-	lim, err := limiter.New(cfg)
+	cfg, err := run.Inference.Model()
 	if err != nil {
-		return nil, nil, cfg, err
+		return probe.Replayed{}, err
 	}
+	start := run.Start
 	if start.IsZero() {
 		start = time.Unix(0, 0)
 	}
-	idx := make([]int, 0, len(rs))
-	for i := range rs {
-		if rs[i].Error == "" && (rs[i].Admitted() || rs[i].Rejected()) {
-			idx = append(idx, i)
-		}
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return rs[idx[a]].Sent < rs[idx[b]].Sent })
-	// Requests that reached the server within the timing uncertainty of
-	// each other (a burst) were handled in an order nobody can see: as the
-	// inference does, let the admitted ones of such a cluster go first, at
-	// the cluster's instants.
-	at := make([]time.Time, len(idx))
-	for k, i := range idx {
-		at[k] = start.Add(rs[i].Sent + rtt/2)
-	}
-	eps := rtt/2 + time.Millisecond
-	for k := 0; k < len(idx); {
-		j := k + 1
-		for j < len(idx) && at[j].Sub(at[j-1]) <= eps {
-			j++
-		}
-		c := idx[k:j]
-		sort.SliceStable(c, func(a, b int) bool { return rs[c[a]].Admitted() && !rs[c[b]].Admitted() })
-		k = j
-	}
-	admit, ok = make([]bool, len(rs)), make([]bool, len(rs))
-	type rel struct {
-		at  time.Time
-		key string
-	}
-	var pending []rel // admitted requests still in flight (concurrency)
-	perKey := inf.Scope == "per-key"
-	for k, i := range idx {
-		r := &rs[i]
-		at := at[k]
-		keep := pending[:0]
-		for _, p := range pending {
-			if !p.at.After(at) {
-				lim.Release(p.key, p.at)
-			} else {
-				keep = append(keep, p)
-			}
-		}
-		pending = keep
-		key := ""
-		if perKey {
-			key = r.Key
-		}
-		d := lim.Allow(key, at)
-		admit[i], ok[i] = d.Allowed, true
-		if d.Allowed && cfg.Algo == limiter.Concurrency {
-			pending = append(pending, rel{at: start.Add(max(r.Done-rtt/2, r.Sent+rtt/2)), key: key})
-		}
-	}
-	return admit, ok, cfg, nil
-}
-
-// modelConfig is the reference limiter an inference names.
-func modelConfig(inf *probe.Inference) (limiter.Config, error) {
-	if inf == nil {
-		return limiter.Config{}, fmt.Errorf("no inference")
-	}
-	return inf.Model()
+	return probe.Replay(&probe.Observation{Start: start, Results: run.Results, RTT: run.RTT}, cfg)
 }
 
 // modelText names a model with its parameters.
@@ -377,22 +314,13 @@ func intervals(run *Run) chart {
 	}
 	var cfg limiter.Config
 	haveModel := false
-	agree, decided := 0, 0
-	if run.Inference != nil {
-		madmit, ok, mc, err := replay(run.Inference, run.Start, run.RTT, rs)
-		if err == nil {
-			cfg, haveModel = mc, true
-			for i := range rs {
-				if !ok[i] {
-					continue
-				}
-				decided++
-				if madmit[i] {
-					model[binOf(&rs[i])]++
-				}
-				if madmit[i] == rs[i].Admitted() {
-					agree++
-				}
+	explained, decided := 0, 0
+	if rp, err := replayModel(run); err == nil {
+		cfg, haveModel = rp.Config, true
+		explained, decided = rp.Explained(), len(rp.Requests)
+		for _, q := range rp.Requests {
+			if q.Admitted {
+				model[binOf(&rs[q.Index])]++
 			}
 		}
 	}
@@ -461,7 +389,7 @@ func intervals(run *Run) chart {
 			sh = append(sh, shape{Kind: "line", Class: "capacity", X: f1(padLeft), Y: f1(y(capPer)), X2: f1(x(span)), Y2: f1(y(capPer)),
 				Title: fmt.Sprintf("sustained capacity: %.2f per interval", capPer)})
 		}
-		c.Note = fmt.Sprintf("Model: %s, replayed on the observed arrivals (send + RTT/2); it agrees with %d of %d decisions (a burst's order at the server is unknowable, so a few may differ inside one).", modelText(cfg), agree, decided)
+		c.Note = fmt.Sprintf("Model: %s, replayed on the observed arrivals (send + RTT/2) as the inference scores it (a burst's order at the server is unknowable, and timing is known to a round trip); it explains %d of %d decisions.", modelText(cfg), explained, decided)
 		if capPer > 0 {
 			c.Note += fmt.Sprintf(" Dashed: its sustained capacity, %.2f per %s interval.", capPer, fmtSeconds(bin))
 		}

@@ -1,0 +1,282 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// Replaying a model is how every part of ratecheck compares a limiter model
+// with what a target did: the fit scores each candidate with it, grading
+// asks whether an advertised limit explains the decisions, and the report
+// draws what the inferred model admits. They all go through Replay (the
+// fit through its bounded fast path, replay), so they agree exactly.
+
+// Replayed is a limiter model replayed over an observation's decided
+// requests.
+type Replayed struct {
+	Config limiter.Config
+	// Offset is the shift of the server's clock against ours (within the
+	// arrival uncertainty) at which the model explains the decisions best;
+	// 0 for a model that does not depend on absolute time.
+	Offset time.Duration
+	// Requests are the model's answers, one per decided request (not a
+	// transport error or an unrelated status), in send order.
+	Requests []ReplayedRequest
+	// Mismatches counts the requests whose decision, or queueing delay,
+	// the model gets wrong.
+	Mismatches int
+}
+
+// ReplayedRequest is the model's answer to one observed request.
+type ReplayedRequest struct {
+	Index    int  // of the request in Observation.Results
+	Admitted bool // whether the model admits it
+	Mismatch bool // the model decides otherwise, or queues it otherwise, than the target did
+}
+
+// Explained is how many decisions the model reproduces.
+func (r Replayed) Explained() int { return len(r.Requests) - r.Mismatches }
+
+// Replay runs the limiter model cfg over o's decided requests as the
+// inference does: each arrives half a round trip after its send; within a
+// burst, whose order at the server nobody can see, the admitted go first;
+// a decision the model makes otherwise only within the timing uncertainty
+// of the round trip is not a mismatch; and a model that depends on
+// absolute time is tried at the clock offsets the uncertainty allows,
+// keeping the best. Keys are the requests' own, unless the probe found the
+// limit global.
+func Replay(o *Observation, cfg limiter.Config) (Replayed, error) {
+	if o == nil {
+		return Replayed{}, fmt.Errorf("replay: no observation")
+	}
+	if _, err := limiter.New(cfg); err != nil {
+		return Replayed{}, fmt.Errorf("replay: %w", err)
+	}
+	evs := o.events()
+	unc := decisionUncertainty(o.RTT)
+	best := Replayed{Config: cfg, Mismatches: math.MaxInt}
+	answers := make([]answer, len(evs))
+	for _, off := range replayOffsets(cfg, o.RTT) {
+		m := replay(evs, cfg, off, unc, math.MaxInt, answers)
+		if m > best.Mismatches || m == best.Mismatches && off.Abs() >= best.Offset.Abs() {
+			continue
+		}
+		best.Offset, best.Mismatches = off, m
+		best.Requests = make([]ReplayedRequest, len(evs))
+		for i, ev := range evs {
+			best.Requests[i] = ReplayedRequest{Index: ev.index, Admitted: answers[i].admitted, Mismatch: answers[i].mismatch}
+		}
+	}
+	// The time line is in the server's likely order, which within a burst
+	// is not the send order: report the answers in send order.
+	sortBySend(o, best.Requests)
+	return best, nil
+}
+
+// replayOffsets are the clock offsets a model is replayed at: a
+// wall-aligned window (and a sliding counter, whose weights follow wall
+// windows) depends on absolute time, known only to the arrival
+// uncertainty; the other models only on the time between requests.
+func replayOffsets(cfg limiter.Config, rtt time.Duration) []time.Duration {
+	if cfg.Algo == limiter.FixedWindow || cfg.Algo == limiter.SlidingCounter {
+		eps := arrivalUncertainty(rtt)
+		return []time.Duration{-eps, 0, eps}
+	}
+	return []time.Duration{0}
+}
+
+// answer is the model's answer to one event.
+type answer struct{ admitted, mismatch bool }
+
+// delayNoise is the queueing delay timer slack and scheduling on a loaded
+// machine add or take away by themselves.
+const delayNoise = 25 * time.Millisecond
+
+// delayRateShare is the share of a predicted queueing delay a small error
+// in the rate may account for (a fifth).
+const delayRateShare = 5
+
+// delayTolerance is how far an observed queueing delay may be from the
+// model's before it counts as a mismatch.
+func delayTolerance(pred time.Duration) time.Duration {
+	return max(delayNoise, pred/delayRateShare)
+}
+
+// replay runs the events through a fresh model and counts mismatches. unc
+// is the timing uncertainty of a decision (and of a concurrency release):
+// a decision that the model makes differently only within unc of it is not
+// a mismatch.
+//
+// It is the fit's hot loop: it stops counting once mismatches exceed bound
+// (the fit only keeps the best candidates, so the exact count of a worse
+// one is never needed), and records each event's answer in out only when
+// out is not nil.
+func replay(evs []event, cfg limiter.Config, offset, unc time.Duration, bound int, out []answer) int {
+	lim, err := limiter.New(cfg)
+	if err != nil {
+		return math.MaxInt32
+	}
+	if cfg.Algo == limiter.Concurrency {
+		return replayConcurrency(evs, lim, offset, unc, bound, out)
+	}
+	mis := 0
+	var prev time.Time
+	for i := range evs {
+		ev := &evs[i] // not a copy: this is the fit's hot loop
+		at := ev.at.Add(offset)
+		var d limiter.Decision
+		if ev.admitted {
+			d = lim.Allow(ev.key, at)
+			// Within timing uncertainty of the instant capacity returns:
+			// the server's clock may have been that far ahead of our
+			// estimate, so take the request as arriving then.
+			if !d.Allowed && d.RetryAfter > 0 && d.RetryAfter <= unc {
+				d = lim.Allow(ev.key, at.Add(d.RetryAfter))
+			}
+		} else {
+			// A rejection is judged as early as the uncertainty allows
+			// (capacity only grows with time between decisions), never
+			// before the previous decision.
+			d = lim.Allow(ev.key, later(at.Add(-unc), prev))
+		}
+		prev = later(prev, at)
+		miss := false
+		switch {
+		case d.Allowed != ev.admitted:
+			miss = true
+		case d.Allowed && d.Delay > 0 && (d.Delay-ev.delay).Abs() > delayTolerance(d.Delay):
+			miss = true // the model queues it, and not by that much
+		case d.Allowed && d.Delay == 0 && ev.judgeDelay && ev.delay > ev.noise+delayTolerance(0):
+			miss = true // held back where the model serves at once
+		}
+		if out != nil {
+			out[i] = answer{d.Allowed, miss}
+		}
+		if miss {
+			mis++
+			if mis > bound {
+				return mis
+			}
+		}
+	}
+	return mis
+}
+
+// replayConcurrency interleaves releases with arrivals. When a release and
+// an arrival are closer than unc, their true order is unknown: a decision
+// that the other order explains is not a mismatch, and the model follows
+// the observed decision.
+//
+// A release instant is estimated from when we read the response, so a
+// client busy elsewhere (a loaded machine) puts it late, never early: a
+// request held longer than the fastest one may have been released up to
+// that much earlier (up to maxReadLag), and an admission that such an
+// earlier release explains is no mismatch either.
+func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Duration, bound int, out []answer) int {
+	type rel struct {
+		at  time.Time
+		key string
+		lag time.Duration // how much earlier it may really have been
+	}
+	fastest := time.Duration(-1)
+	for _, ev := range evs {
+		if ev.admitted && (fastest < 0 || ev.hold < fastest) {
+			fastest = ev.hold
+		}
+	}
+	var pending []rel
+	released := map[string][]time.Time{} // recent release instants per key
+	mis := 0
+	for i := range evs {
+		ev := &evs[i] // not a copy: this is the fit's hot loop
+		at := ev.at.Add(offset)
+		keep := pending[:0]
+		for _, p := range pending {
+			if !p.at.After(at) {
+				lim.Release(p.key, p.at)
+				released[p.key] = append(released[p.key], p.at)
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		pending = keep
+		d := lim.Allow(ev.key, at)
+		miss := false
+		if d.Allowed != ev.admitted {
+			excused := false
+			if ev.admitted {
+				// Would an imminent release have made room?
+				for j, p := range pending {
+					if p.key == ev.key && p.at.Sub(at) <= unc+p.lag {
+						lim.Release(p.key, at)
+						pending = append(pending[:j], pending[j+1:]...)
+						d = lim.Allow(ev.key, at)
+						excused = d.Allowed
+						break
+					}
+				}
+			} else {
+				// Did a release just before take a slot it may not have
+				// freed yet? Then follow the server: undo the admission.
+				for _, t := range released[ev.key] {
+					if at.Sub(t) <= unc {
+						lim.Release(ev.key, at)
+						d.Allowed, excused = false, true
+						break
+					}
+				}
+			}
+			miss = !excused
+		}
+		if d.Allowed {
+			pending = append(pending, rel{at.Add(ev.hold), ev.key, min(max(ev.hold-fastest, 0), maxReadLag)})
+			if ev.admitted && ev.judgeDelay && ev.delay > ev.noise+delayTolerance(0) {
+				miss = true // a concurrency cap never queues
+			}
+		}
+		if out != nil {
+			out[i] = answer{d.Allowed, miss}
+		}
+		if miss {
+			mis++
+			if mis > bound {
+				return mis
+			}
+		}
+		// forget releases older than unc
+		for k, ts := range released {
+			n := 0
+			for n < len(ts) && at.Sub(ts[n]) > unc {
+				n++
+			}
+			released[k] = ts[n:]
+		}
+	}
+	return mis
+}
+
+// maxReadLag bounds how late a loaded client may read a response and still
+// have the release excused: a few scheduler time slices.
+const maxReadLag = 5 * time.Millisecond
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// sortBySend puts replayed requests in send order.
+func sortBySend(o *Observation, rs []ReplayedRequest) {
+	sort.SliceStable(rs, func(a, b int) bool {
+		ra, rb := &o.Results[rs[a].Index], &o.Results[rs[b].Index]
+		if ra.Sent != rb.Sent {
+			return ra.Sent < rb.Sent
+		}
+		return rs[a].Index < rs[b].Index
+	})
+}

@@ -1,0 +1,179 @@
+package probe
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// The timing uncertainty of a replay. We see when a request was sent and
+// when its answer came back, not when the server decided on it: that was
+// somewhere in between, about half a round trip after the send.
+
+// schedulingSlack is what the schedulers on the client and the server add to
+// that uncertainty by themselves: a timer tick and a context switch on a
+// loaded machine.
+const schedulingSlack = time.Millisecond
+
+// arrivalUncertainty is how far the estimate of when the server saw a
+// request (send + RTT/2) may be off: half a round trip either way, plus
+// scheduling. Requests that arrived closer together than this were handled
+// in an order nobody can see (a cluster), and a model whose decisions depend
+// on absolute time (wall-aligned windows) is replayed at this clock offset
+// either way.
+func arrivalUncertainty(rtt time.Duration) time.Duration { return rtt/2 + schedulingSlack }
+
+// decisionUncertainty is how far the instant of a decision may be from
+// where the replay puts it: anywhere in the round trip, plus scheduling on
+// both sides. A decision the model makes differently only within this of
+// the observed one is not a mismatch.
+func decisionUncertainty(rtt time.Duration) time.Duration { return rtt + 2*schedulingSlack }
+
+// singletonNoise is the delay a lone request may pick up from a loaded
+// machine before it counts as queueing (a stall of a few scheduler slices).
+const singletonNoise = 25 * time.Millisecond
+
+// event is one observed decision, placed on the server's time line.
+type event struct {
+	index    int // of its result in Observation.Results
+	at       time.Time
+	key      string
+	admitted bool
+	delay    time.Duration // observed added latency of an admitted request
+	hold     time.Duration // how long the server kept it in flight (concurrency)
+
+	cluster    int           // index of the first event of its near-simultaneous group
+	size       int           // that group's size
+	judgeDelay bool          // whether its delay is evidence (see markClusters)
+	noise      time.Duration // delay the machine adds by itself here (see markClusters)
+
+	rejectLatency time.Duration // a rejection's latency above the RTT
+	burst         string        // the burst phase it was released in, if any
+}
+
+// events builds the time line from the observation: its decided results in
+// send order, clustered and ordered within clusters as the server most
+// plausibly handled them.
+func (o *Observation) events() []event {
+	order := make([]int, 0, len(o.Results))
+	for i := range o.Results {
+		if decided(&o.Results[i]) {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return o.Results[order[a]].Sent < o.Results[order[b]].Sent })
+	// A limiter that counts every key together is replayed so: the one
+	// request of the scope experiment sent with another key counts against
+	// the same capacity, as it did at the server.
+	global := o.scope() == "global"
+	service := o.serviceTime()
+	out := make([]event, 0, len(order))
+	for _, i := range order {
+		r := &o.Results[i]
+		ev := event{index: i, at: o.arrival(r), key: r.Key, admitted: r.Admitted()}
+		if global {
+			ev.key = ""
+		}
+		if strings.HasPrefix(r.Phase, phaseBurst) {
+			// Released together by design: one cluster however long the
+			// sends took on a loaded machine.
+			ev.burst = r.Phase
+		}
+		if ev.admitted {
+			ev.delay = max(r.Latency()-service, 0)
+		} else {
+			ev.rejectLatency = max(r.Latency()-o.RTT, 0)
+		}
+		// How long the server held it. A request the model admits but the
+		// server rejected would have been held like an admitted one: the
+		// service time.
+		ev.hold = max(service-o.RTT, 0)
+		if ev.admitted {
+			ev.hold = max(r.Latency()-o.RTT, 0)
+		}
+		out = append(out, ev)
+	}
+	markClusters(out, arrivalUncertainty(o.RTT))
+	reorderClusters(out)
+	return out
+}
+
+// serviceTime is the fastest admitted request's latency: the time the
+// backend takes without any queueing. Delays are measured above it.
+func (o *Observation) serviceTime() time.Duration {
+	best := time.Duration(-1)
+	for i := range o.Results {
+		r := &o.Results[i]
+		if r.Error == "" && r.Admitted() && (best < 0 || r.Latency() < best) {
+			best = r.Latency()
+		}
+	}
+	return max(best, 0)
+}
+
+// markClusters groups near-simultaneous arrivals (a burst) and records
+// whether a cluster's delays can be judged: only when it also holds
+// rejections, which are answered at once and so show the machine's own
+// latency noise. A cluster of admissions alone (a flood of a server with no
+// limit) grows latency from sheer load, which is not queueing by a limiter.
+func markClusters(evs []event, eps time.Duration) {
+	for i := 0; i < len(evs); {
+		j := i + 1
+		for j < len(evs) && (evs[j].at.Sub(evs[j-1].at) <= eps || (evs[j].burst != "" && evs[j].burst == evs[i].burst)) {
+			j++
+		}
+		rejected := false
+		// The slowest rejection shows how late this machine answers
+		// without any queueing (a loaded CPU delays every answer); a lone
+		// request gets a fixed allowance for the same.
+		noise := singletonNoise
+		if j-i > 1 {
+			noise = 0
+		}
+		for k := i; k < j; k++ {
+			if !evs[k].admitted {
+				rejected = true
+				noise = max(noise, evs[k].rejectLatency)
+			}
+		}
+		for k := i; k < j; k++ {
+			evs[k].cluster = i
+			evs[k].size = j - i
+			evs[k].judgeDelay = j-i == 1 || rejected
+			evs[k].noise = noise
+		}
+		i = j
+	}
+}
+
+// reorderClusters fixes the order within groups of near-simultaneous
+// arrivals. Send order says nothing about the order a server handled
+// requests that reached it within a timing uncertainty of each other (a
+// burst): it admitted whichever it saw first. So within such a cluster the
+// admitted go first, least delayed first (a shaping queue serves in arrival
+// order), keeping the cluster's instants.
+func reorderClusters(evs []event) {
+	for i := 0; i < len(evs); {
+		j := i + 1
+		for j < len(evs) && evs[j].cluster == evs[i].cluster {
+			j++
+		}
+		if j-i > 1 {
+			times := make([]time.Time, j-i)
+			for k := range times {
+				times[k] = evs[i+k].at
+			}
+			c := evs[i:j]
+			sort.SliceStable(c, func(a, b int) bool {
+				if c[a].admitted != c[b].admitted {
+					return c[a].admitted
+				}
+				return c[a].delay < c[b].delay
+			})
+			for k := range c {
+				c[k].at = times[k]
+			}
+		}
+		i = j
+	}
+}

@@ -1,0 +1,139 @@
+package probe
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// handmade is an observation on a virtual clock with a 1 ms round trip:
+// each result is (phase, key, sent in ms, admitted).
+type shot struct {
+	phase    string
+	key      string
+	sentMs   float64
+	admitted bool
+}
+
+func handmade(shots ...shot) *Observation {
+	o := &Observation{Start: epoch, RTT: time.Millisecond}
+	for i, s := range shots {
+		sent := time.Duration(s.sentMs * float64(time.Millisecond))
+		status := 429
+		if s.admitted {
+			status = 200
+		}
+		o.Results = append(o.Results, attack.Result{Seq: i + 1, Phase: s.phase, Key: s.key, Sent: sent,
+			FirstByte: sent + time.Millisecond, Done: sent + time.Millisecond, Status: status})
+	}
+	return o
+}
+
+// Replay answers per request, in send order: within a burst the server's
+// order is unknowable, so the admitted are taken as first and the model's
+// one over-admission lands on the last of them, not on the rejection sent
+// among them.
+func TestReplayAnswersEachRequest(t *testing.T) {
+	o := handmade(
+		shot{phaseBurst, "", 100, true},
+		shot{phaseBurst, "", 100, true},
+		shot{phaseBurst, "", 100, false},
+		shot{phaseBurst, "", 100, true},
+		shot{phaseBurst, "", 100, true},
+		shot{phaseTrace, "", 1200, true},
+	)
+	r, err := Replay(o, limiter.Config{Algo: limiter.FixedWindow, Limit: 3, Window: time.Second, Align: limiter.AlignFirst})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct{ admitted, mismatch bool }
+	wants := []want{{true, false}, {true, false}, {false, false}, {true, false}, {false, true}, {true, false}}
+	if len(r.Requests) != len(wants) || r.Mismatches != 1 || r.Explained() != 5 {
+		t.Fatalf("replayed %+v", r)
+	}
+	for i, w := range wants {
+		if q := r.Requests[i]; q.Index != i || q.Admitted != w.admitted || q.Mismatch != w.mismatch {
+			t.Errorf("request %d: %+v, want index %d admitted %v mismatch %v", i, q, i, w.admitted, w.mismatch)
+		}
+	}
+	if _, err := Replay(o, limiter.Config{Algo: limiter.FixedWindow}); err == nil {
+		t.Error("a window of limit 0 replayed without error")
+	}
+}
+
+// A limit the scope experiment found global counts the request sent with
+// another key against the same capacity; a per-key one gives it its own.
+func TestReplayFollowsTheMeasuredScope(t *testing.T) {
+	cfg := limiter.Config{Algo: limiter.FixedWindow, Limit: 2, Window: time.Minute, Align: limiter.AlignFirst}
+	for _, c := range []struct {
+		otherAdmitted bool
+		scope         string
+	}{{false, "global"}, {true, "per-key"}} {
+		o := handmade(
+			shot{phaseBurst, "", 100, true},
+			shot{phaseBurst, "", 100, true},
+			shot{phaseScopeRef, "", 300, false},
+			shot{phaseScopeOther, "other", 310, c.otherAdmitted},
+		)
+		if s := o.scope(); s != c.scope {
+			t.Fatalf("scope %s, want %s", s, c.scope)
+		}
+		r, err := Replay(o, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Mismatches != 0 {
+			t.Errorf("%s: %d mismatches (%+v)", c.scope, r.Mismatches, r.Requests)
+		}
+	}
+}
+
+// The exported replay and the fit's bounded fast path are one: every best
+// candidate of a family's grid replays to exactly the mismatches the fit
+// scored, and the bound only ever cuts a count that already exceeds it.
+func TestReplayIsWhatTheFitScores(t *testing.T) {
+	for _, truth := range []limiter.Config{
+		{Algo: limiter.FixedWindow, Limit: 20, Window: 2 * time.Second, Align: limiter.AlignWall},
+		{Algo: limiter.SlidingCounter, Limit: 20, Window: 2 * time.Second},
+		{Algo: limiter.TokenBucket, Rate: 10, Burst: 10},
+	} {
+		obs := simulated(t, truth, epoch, 2030*time.Millisecond, 50*time.Millisecond)
+		evs, h := obs.events(), obs.hypotheses()
+		unc := decisionUncertainty(obs.RTT)
+		grids := map[string][]limiter.Config{}
+		for _, l := range h.limits {
+			for _, w := range h.windows {
+				grids["windows"] = append(grids["windows"], limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall},
+					limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w})
+			}
+			for _, r := range h.rates {
+				grids["buckets"] = append(grids["buckets"], limiter.Config{Algo: limiter.TokenBucket, Rate: r, Burst: l})
+			}
+		}
+		for name, grid := range grids {
+			best := fitFamily(evs, grid, obs.RTT)
+			if len(best) == 0 {
+				t.Fatalf("%s: no %s fit", truth.Algo, name)
+			}
+			for _, c := range best {
+				r, err := Replay(obs, c.Config)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Mismatches != c.Mismatches || len(r.Requests) != c.Scored {
+					t.Fatalf("%s: %+v replays to %d of %d wrong, the fit scored %d of %d", truth.Algo, c.Config, r.Mismatches, len(r.Requests), c.Mismatches, c.Scored)
+				}
+				full := replay(evs, c.Config, r.Offset, unc, math.MaxInt, nil)
+				for _, bound := range []int{0, full - 1, full, full + 1} {
+					got := replay(evs, c.Config, r.Offset, unc, bound, nil)
+					if full <= bound && got != full || full > bound && got <= bound {
+						t.Fatalf("%+v: bound %d gave %d, the full count is %d", c.Config, bound, got, full)
+					}
+				}
+			}
+		}
+	}
+}
