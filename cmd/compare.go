@@ -132,7 +132,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 		if prof, keep, err = f.buildProfile(); err != nil {
 			return err
 		}
-		if !slices.Contains(attack.Profiles, prof.Name()) {
+		if !slices.Contains(attack.ProfileNames(), prof.Name()) {
 			return usageErr("unknown profile %q", prof.Name())
 		}
 		experiment = prof.Name()
@@ -377,11 +377,11 @@ func burstRows(f *compareFlags, ts []compareTarget) [][]string {
 			if t.Report == nil {
 				return missing(t)
 			}
-			m, ok := t.Report.Metrics.(attack.BurstMetrics)
-			if !ok {
+			m := t.Report.Metrics.Burst
+			if m == nil {
 				return "?"
 			}
-			return get(m)
+			return get(*m)
 		})
 	}
 	return [][]string{
