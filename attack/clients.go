@@ -105,10 +105,11 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 	if m.Successes > 0 {
 		m.Amplification = float64(m.Attempts) / float64(m.Successes)
 	}
-	m.AttemptRate = binRates(rs, p.Bin, end)
+	var partial bool
+	m.AttemptRate, partial = binRates(rs, p.Bin, end)
 	for i, v := range m.AttemptRate {
-		// A last, partial bin holds too few attempts for a peak.
-		if i < len(m.AttemptRate)-1 || len(m.AttemptRate) == 1 {
+		// A last, partial bin may hold too few attempts for a peak.
+		if !partial || i < len(m.AttemptRate)-1 || len(m.AttemptRate) == 1 {
 			m.PeakRate = max(m.PeakRate, v)
 		}
 	}
@@ -201,10 +202,11 @@ func retryAfterDelay(r *Result) (time.Duration, bool) {
 
 // binRates counts sends per bin from the first send, as rates per second.
 // The last bin ends at end (when the clients stopped), so its rate is over
-// the part of it that was really spent.
-func binRates(rs []*Result, bin, end time.Duration) []float64 {
+// the part of it that was really spent; partial says it was narrower than
+// bin.
+func binRates(rs []*Result, bin, end time.Duration) (rates []float64, partial bool) {
 	if len(rs) == 0 {
-		return nil
+		return nil, false
 	}
 	first := rs[0].Sent
 	n := int((rs[len(rs)-1].Sent-first)/bin) + 1
@@ -218,10 +220,11 @@ func binRates(rs []*Result, bin, end time.Duration) []float64 {
 			// At least a millisecond: below that one attempt reads as a
 			// rate nobody sent.
 			width = min(bin, max(end-(first+time.Duration(i)*bin), time.Millisecond))
+			partial = width < bin
 		}
 		out[i] /= width.Seconds()
 	}
-	return out
+	return out, partial
 }
 
 // sparkline draws a series in eight levels for the terminal table.

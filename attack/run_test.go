@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -127,9 +128,12 @@ func TestBinRatesLastBinOverItsWidth(t *testing.T) {
 		}
 		return rs
 	}
-	got := binRates(at(0, 50, 100, 120), 100*time.Millisecond, 150*time.Millisecond)
-	if want := []float64{20, 40}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("rates %v, want %v", got, want)
+	got, partial := binRates(at(0, 50, 100, 120), 100*time.Millisecond, 150*time.Millisecond)
+	if want := []float64{20, 40}; !reflect.DeepEqual(got, want) || !partial {
+		t.Fatalf("rates %v (partial %v), want %v", got, partial, want)
+	}
+	if got, partial = binRates(at(0, 50, 100, 120), 100*time.Millisecond, 250*time.Millisecond); !reflect.DeepEqual(got, []float64{20, 20}) || partial {
+		t.Fatalf("full last bin: rates %v (partial %v)", got, partial)
 	}
 }
 
@@ -372,5 +376,25 @@ func TestBurstTableShowsEveryStatus(t *testing.T) {
 	}
 	if statuses != "200 (3), 404 (3), 429 (3)" {
 		t.Fatalf("statuses row %q in %v", statuses, res.Report.Rows)
+	}
+}
+
+// A storm the time budget ends is cut short, and its mean attempt rate is
+// over the time the clients ran, not a planned one.
+func TestClientsCutShortRateOverTimeSpent(t *testing.T) {
+	srv := startBuiltin(t, "builtin:token_bucket?rate=1/s&burst=1")
+	res, err := Run(context.Background(), Clients{N: 4, Goal: 1000, Backoff: true, Base: 10 * time.Millisecond, Cap: 20 * time.Millisecond},
+		RunOptions{Request: mustRequest(t, srv.URL), Options: Options{MaxDuration: 300 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Report.Metrics.Clients
+	// The clients stop at the budget's end; a loaded machine may take a
+	// scheduling quantum or two to notice.
+	if res.Stopped != StopTimeBudget || !m.CutShort || m.Elapsed < 250*time.Millisecond || m.Elapsed > time.Second {
+		t.Fatalf("stopped %q, %+v", res.Stopped, m)
+	}
+	if got := m.MeanRate * m.Elapsed.Seconds(); math.Abs(got-float64(m.Attempts)) > 1e-6 || !strings.Contains(res.Report.Verdict, "cut short") {
+		t.Fatalf("mean rate %.1f/s × %v ≠ %d attempts; verdict %q", m.MeanRate, m.Elapsed, m.Attempts, res.Report.Verdict)
 	}
 }
