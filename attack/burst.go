@@ -72,7 +72,7 @@ type BurstMetrics struct {
 	TailSent       int           `json:"tail_sent,omitempty"`
 	TailAdmitted   int           `json:"tail_admitted,omitempty"`
 	TailRate       float64       `json:"tail_admitted_rate_per_s,omitempty"` // over TailSpan
-	// TailSpan is the time the tail's rate is over: the planned --tail, or
+	// TailSpan is the time the tail's rate is over: the planned Tail, or
 	// the time actually spent when the run was cut short (TailCutShort).
 	TailSpan     time.Duration `json:"tail_span_ns,omitempty"`
 	TailCutShort bool          `json:"tail_cut_short,omitempty"`
