@@ -34,7 +34,7 @@ type attackFlags struct {
 	base     time.Duration
 	cap      time.Duration
 	noRA     bool
-	maxConns int // attack only: compare sends with the default
+	maxConns int
 }
 
 func newAttackCmd() *cobra.Command {
@@ -67,8 +67,6 @@ Profiles:
 	registerTargetFlags(c)
 	registerOutputFlags(c)
 	f.registerProfileFlags(c, profileDefaults{profileUsage: " (required)", burst: 100, idle: 3 * time.Second})
-	c.Flags().IntVar(&f.maxConns, "max-conns", attack.DefaultMaxConns,
-		fmt.Sprintf("connections open at once (requests in flight); a burst needs one per request (at most %d)", attack.ConnsCeiling))
 	return c
 }
 
@@ -125,6 +123,8 @@ func (f *attackFlags) registerProfileFlags(c *cobra.Command, d profileDefaults) 
 	fs.DurationVar(&f.base, "base", 100*time.Millisecond, "backoff: base delay")
 	fs.DurationVar(&f.cap, "cap", 10*time.Second, "backoff: maximum delay")
 	fs.BoolVar(&f.noRA, "no-retry-after", false, "backoff: ignore Retry-After")
+	fs.IntVar(&f.maxConns, "max-conns", attack.DefaultMaxConns,
+		fmt.Sprintf("connections open at once (requests in flight); a burst needs one per request (at most %d)", attack.ConnsCeiling))
 	_ = c.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(attack.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -160,7 +160,7 @@ func (f *attackFlags) buildProfile() (attack.Profile, bool, error) {
 		return nil, false, usageErr("--max-conns must be ≥ 1")
 	}
 	if v, ok := p.(attack.Validator); ok {
-		if err := v.Validate(f.attackOptions()); err != nil {
+		if err := v.Validate(f.options()); err != nil {
 			return nil, false, usageErr("%w", err)
 		}
 	}
@@ -168,10 +168,11 @@ func (f *attackFlags) buildProfile() (attack.Profile, bool, error) {
 	return p, !steady, nil
 }
 
-// attackOptions are the engine options the flags set.
-func (f *attackFlags) attackOptions() attack.Options {
-	o := f.options()
-	o.MaxConns, o.Names = f.maxConns, flagName
+// options are the engine options the flags set: the request flags' and
+// --max-conns (compare's profile runs get them through its embedding).
+func (f *attackFlags) options() attack.Options {
+	o := f.requestFlags.options()
+	o.MaxConns = f.maxConns
 	return o
 }
 
@@ -199,7 +200,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxDuration)
 	res, err := attack.Run(ctx, prof, attack.RunOptions{
-		Options: f.attackOptions(), Request: req, Out: path,
+		Options: f.options(), Request: req, Out: path,
 		Header: attack.StreamHeader{Command: "attack", Target: spec, Options: opts},
 		Sinks:  []func(*attack.Result){prog.Add},
 	})

@@ -74,6 +74,14 @@ func TestAttackBadCombinationsExit2BeforeSending(t *testing.T) {
 	}
 }
 
+// compare's profile runs share the flags and the refusals.
+func TestCompareBurstBeyondMaxConnsExits2(t *testing.T) {
+	code, _, stderr := runCmd(t, "compare", "--burst", "2000", "--quiet", "--out", t.TempDir()+"/", "builtin:none", "builtin:none")
+	if code != ExitUsage || !strings.Contains(stderr, "more than --max-conns 1000 allows") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
 // An interrupted attack prints what it measured, says it was cut short,
 // and is exit 3: its figures are not the planned run's.
 func TestAttackInterruptedExits3(t *testing.T) {
