@@ -46,8 +46,12 @@ type RunResult struct {
 	// says so.
 	Stopped StopReason
 	// Untested says why the target could not be tested ("" when it was):
-	// nothing was answered with an admission or a rejection.
+	// nothing was answered with an admission or a rejection, or the
+	// profile could not complete its experiment.
 	Untested string
+	// Concluded says the profile finished its analysis: Report is its
+	// table and verdict. Otherwise Report holds only the summary and notes.
+	Concluded bool
 	// Results are the kept results in send order (see KeepResults).
 	Results []*Result
 	// Out is the results file ("" without one); StreamErr is its own
@@ -122,6 +126,7 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 		notes = append(notes, n)
 	}
 	if runErr == nil {
+		res.Concluded = true
 		res.Untested = untested(res.Summary, res.Stopped)
 		if res.Untested != "" {
 			rep.Verdict = "not tested: " + res.Untested
@@ -136,8 +141,9 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 		// A profile that could not finish because nothing answered says
 		// so in its own words; the cause of every failure is the clearer.
 		if why := untested(res.Summary, res.Stopped); why != "" {
-			runErr = fmt.Errorf("%s (%w)", why, runErr)
+			runErr = errors.New(why)
 		}
+		res.Untested = runErr.Error()
 	}
 	if stream != nil {
 		res.StreamErr = stream.Close(notes, res.Elapsed)

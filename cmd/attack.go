@@ -212,7 +212,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, res.StreamErr)
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "results: %s\n", path)
-	if err != nil && res.Untested == "" {
+	if !res.Concluded {
 		// The profile could not finish its experiment. Partial data is
 		// kept; say what was measured before failing.
 		return exitWith(ExitUntested, fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path))
