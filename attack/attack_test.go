@@ -82,7 +82,7 @@ func runAgainst(t *testing.T, url string, p Profile, opt Options) (Report, *Coll
 // few ms of a located boundary; W = 1 s keeps the test short.
 func TestBoundaryFixedWindowLeaksSlidingLogHolds(t *testing.T) {
 	rep, _, _ := runProfile(t, "builtin:fixed_window?limit=20&window=1s", Boundary{}, Options{})
-	m := rep.Metrics.(BoundaryMetrics)
+	m := *rep.Metrics.Boundary
 	// One admission of the window before the boundary went to the poll
 	// that located it, so the ideal is (L−1)+L = 39; 40 when a stall voided
 	// the first straddle and a clean window was used.
@@ -90,7 +90,7 @@ func TestBoundaryFixedWindowLeaksSlidingLogHolds(t *testing.T) {
 		t.Fatalf("fixed window: %+v\n%s", m, rep.Verdict)
 	}
 	rep, _, _ = runProfile(t, "builtin:sliding_log?limit=20&window=1s", Boundary{}, Options{})
-	m = rep.Metrics.(BoundaryMetrics)
+	m = *rep.Metrics.Boundary
 	if m.Admitted != 20 || m.Leaks {
 		t.Fatalf("sliding log: %+v\n%s", m, rep.Verdict)
 	}
@@ -102,7 +102,7 @@ func TestBoundaryFixedWindowLeaksSlidingLogHolds(t *testing.T) {
 // With no headers the boundary profile learns L and W by probing.
 func TestBoundaryLearnsByProbing(t *testing.T) {
 	rep, _, _ := runProfile(t, "builtin:fixed_window?limit=10&window=1s&headers=none", Boundary{}, Options{})
-	m := rep.Metrics.(BoundaryMetrics)
+	m := *rep.Metrics.Boundary
 	if m.LearnedFrom != "probing" || m.Limit != 10 {
 		t.Fatalf("learned %+v", m)
 	}
@@ -120,7 +120,7 @@ func TestBoundaryLearnsByProbing(t *testing.T) {
 // nginx-style shaping (r=4/s, burst=5) admits 6 with delays stepping 250 ms.
 func TestBurstProfile(t *testing.T) {
 	rep, _, _ := runProfile(t, "builtin:token_bucket?rate=1/s&burst=20", Burst{K: 50}, Options{})
-	m := rep.Metrics.(BurstMetrics)
+	m := *rep.Metrics.Burst
 	// A token returns every second; the whole burst is decided well within
 	// that even on a loaded machine, so exactly 20.
 	if m.Admitted != 20 || m.Rejected != 30 || m.Delayed != 0 {
@@ -129,7 +129,7 @@ func TestBurstProfile(t *testing.T) {
 	// 250 ms slots: the in-process server must decide all 20 before one
 	// slot drains, which a loaded CI machine does with room to spare.
 	rep, col, _ := runProfile(t, "builtin:leaky_shaping?rate=4/s&burst=5", Burst{K: 20}, Options{})
-	m = rep.Metrics.(BurstMetrics)
+	m = *rep.Metrics.Burst
 	if m.Admitted != 6 || m.Rejected != 14 || m.Delayed != 5 {
 		t.Fatalf("shaping burst: %+v", m)
 	}
@@ -177,7 +177,7 @@ func TestStormAmplifiesMoreThanBackoff(t *testing.T) {
 	opt := Options{MaxRequests: 6000}
 	storm, _, _ := runProfile(t, spec, Clients{N: 10, Goal: 3}, opt)
 	back, _, _ := runProfile(t, spec, Clients{N: 10, Goal: 3, Backoff: true, Base: 20 * time.Millisecond}, opt)
-	sm, bm := storm.Metrics.(ClientsMetrics), back.Metrics.(ClientsMetrics)
+	sm, bm := *storm.Metrics.Clients, *back.Metrics.Clients
 	if bm.Finished != 10 || bm.Successes != 30 {
 		t.Fatalf("backoff clients did not all finish: %+v", bm)
 	}
@@ -222,7 +222,7 @@ func TestBurstArrivesTogether(t *testing.T) {
 	}))
 	defer srv.Close()
 	rep, col, _ := runAgainst(t, srv.URL, Burst{K: k, Idle: 50 * time.Millisecond}, Options{})
-	if m := rep.Metrics.(BurstMetrics); m.Admitted != k {
+	if m := *rep.Metrics.Burst; m.Admitted != k {
 		t.Fatalf("only %d of %d were in flight together: %+v", m.Admitted, k, m)
 	}
 	for _, r := range col.Phase("burst") {

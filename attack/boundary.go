@@ -44,6 +44,9 @@ const (
 )
 
 func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
+	if err := p.Validate(e.opt); err != nil {
+		return Report{}, err
+	}
 	m := BoundaryMetrics{Limit: p.Limit, Window: p.Window, LearnedFrom: "flags"}
 	calibrated := 0 // the calibration request's admission counts toward L
 	fail := func(format string, a ...any) (Report, error) {
@@ -76,7 +79,7 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 	gap := p.gapFor(m.Window)
 	lo, hi, ok := p.pollRefill(ctx, e, gap, m.Window)
 	if !ok {
-		return fail("capacity did not come back while polling every %s: is the window longer than --max-duration?", gap)
+		return fail("capacity did not come back while polling every %s: is the window longer than the time budget (%s)?", gap, e.opt.name("Options.MaxDuration"))
 	}
 	// The window that just opened at the refill holds only the admitted
 	// poll; the first clean straddle is at the boundary after it.
@@ -114,6 +117,9 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 	// window before the boundary is clean again.
 	// The margin covers a round trip and a scheduling hiccup; a fortieth of
 	// the window keeps the straddle tight relative to W.
+	if err := straddleFits(e.opt, m.Limit); err != nil {
+		return Report{}, fmt.Errorf("learned a limit of %d from %s: %w", m.Limit, m.LearnedFrom, err)
+	}
 	margin := max(10*time.Millisecond, 2*p.rtt(c), m.Window/40)
 	m.Uncertainty = hi - lo
 	var b, a []*Result
@@ -131,7 +137,7 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 		e.Burst(ctx, edgeHi+margin, after)
 		e.Wait()
 		if ctx.Err() != nil {
-			return fail("the run ended during the straddle: %v", context.Cause(ctx))
+			return fail("the run ended during the straddle: %w", context.Cause(ctx))
 		}
 		b, a = c.Phase(bp), c.Phase(ap)
 		if lastAnswer(b) < edgeLo && firstSent(a) > edgeHi {
@@ -166,7 +172,7 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 		{"straddle span", ms(m.Span)},
 		{"admitted ÷ L", fmt.Sprintf("%.2f×", m.Ratio)},
 	}
-	return Report{Profile: "boundary", Verdict: verdict, Rows: rows, Metrics: m, Summary: c.Metrics.Summary()}, nil
+	return Report{Profile: "boundary", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Boundary: &m}, Summary: c.Metrics.Summary()}, nil
 }
 
 func (p Boundary) gapFor(w time.Duration) time.Duration {

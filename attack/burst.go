@@ -48,11 +48,16 @@ func delayThreshold(rs []*Result) time.Duration {
 
 // BurstMetrics is burst's JSON.
 type BurstMetrics struct {
-	Size       int           `json:"size"`
-	Admitted   int           `json:"admitted"`
-	Delayed    int           `json:"delayed"`
-	Rejected   int           `json:"rejected"`
-	Errors     int           `json:"errors"`
+	Size     int `json:"size"`
+	Admitted int `json:"admitted"`
+	Delayed  int `json:"delayed"`
+	Rejected int `json:"rejected"`
+	Errors   int `json:"errors"`
+	// Other counts the answers neither admitted (2xx) nor rejected
+	// (429/503/403), e.g. 404 or 500; Statuses has every status the
+	// burst's answers carried.
+	Other      int           `json:"other"`
+	Statuses   map[int]int   `json:"statuses,omitempty"`
 	SendSpread time.Duration `json:"send_spread_ns"`
 	// RealtimeRelease: the burst's writes ran at real-time priority, so a
 	// target on the same machine could not preempt them (needs root or
@@ -66,12 +71,16 @@ type BurstMetrics struct {
 	AddedMax       time.Duration `json:"added_latency_max_ns"`
 	TailSent       int           `json:"tail_sent,omitempty"`
 	TailAdmitted   int           `json:"tail_admitted,omitempty"`
-	TailRate       float64       `json:"tail_admitted_rate_per_s,omitempty"`
+	TailRate       float64       `json:"tail_admitted_rate_per_s,omitempty"` // over TailSpan
+	// TailSpan is the time the tail's rate is over: the planned Tail, or
+	// the time actually spent when the run was cut short (TailCutShort).
+	TailSpan     time.Duration `json:"tail_span_ns,omitempty"`
+	TailCutShort bool          `json:"tail_cut_short,omitempty"`
 }
 
 func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
-	if p.K < 1 {
-		return Report{}, fmt.Errorf("burst needs --burst ≥ 1")
+	if err := p.Validate(e.opt); err != nil {
+		return Report{}, err
 	}
 	at := e.Now() + p.Idle
 	shots := make([]Shot, p.K)
@@ -80,18 +89,23 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 	}
 	e.Burst(ctx, at, shots)
 	realtime := e.RealtimeRelease()
-	if p.Tail > 0 && p.TailRate > 0 {
+	tailSpan, tailCut := p.Tail, false
+	if p.Tail > 0 && p.TailRate > 0 && ctx.Err() == nil {
 		e.Wait() // the tail starts after the burst has its answers
 		start := e.Now()
 		n := int(math.Round(p.TailRate * p.Tail.Seconds()))
 		e.Schedule(ctx, n, func(i int) Shot {
 			return Shot{At: start + time.Duration(float64(i)/p.TailRate*float64(time.Second)), Phase: "tail"}
 		})
+		if ctx.Err() != nil { // cut short: the rate is over the time spent
+			tailSpan, tailCut = min(p.Tail, e.Now()-start), true
+		}
 	}
 	e.Wait()
 	burst := c.Phase("burst")
 	t := tally(burst)
-	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, SendSpread: spread(burst), RealtimeRelease: realtime}
+	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, Other: t.Other,
+		Statuses: statusCounts(burst), SendSpread: spread(burst), RealtimeRelease: realtime}
 	added := addedLatencies(burst)
 	m.DelayThreshold = delayThreshold(burst)
 	for _, a := range added {
@@ -104,8 +118,10 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 	}
 	if tail := c.Phase("tail"); len(tail) > 0 {
 		tt := tally(tail)
-		m.TailSent, m.TailAdmitted = tt.Total, tt.Admitted
-		m.TailRate = float64(tt.Admitted) / p.Tail.Seconds()
+		m.TailSent, m.TailAdmitted, m.TailSpan, m.TailCutShort = tt.Total, tt.Admitted, tailSpan, tailCut
+		if tailSpan > 0 {
+			m.TailRate = float64(tt.Admitted) / tailSpan.Seconds()
+		}
 	}
 	verdict := fmt.Sprintf("burst of %d after %s idle: %d admitted (%d delayed), %d rejected; released within %s",
 		m.Size, p.Idle, m.Admitted, m.Delayed, m.Rejected, ms(m.SendSpread))
@@ -114,14 +130,24 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 		{"admitted", fmt.Sprint(m.Admitted)},
 		{fmt.Sprintf("  of which delayed (> %s added)", ms(m.DelayThreshold)), fmt.Sprint(m.Delayed)},
 		{"rejected", fmt.Sprint(m.Rejected)},
+	}
+	if m.Other > 0 {
+		rows = append(rows, []string{"other answers (neither 2xx nor 429/503/403)", fmt.Sprint(m.Other)})
+	}
+	rows = append(rows, statusRows(m.Statuses)...)
+	rows = append(rows, [][]string{
 		{"errors", fmt.Sprint(m.Errors)},
 		{"added latency p50 / p99 / max", ms(m.AddedP50) + " / " + ms(m.AddedP99) + " / " + ms(m.AddedMax)},
 		{"send spread (first to last)", ms(m.SendSpread) + releasePriority(m.RealtimeRelease)},
-	}
+	}...)
 	if m.TailSent > 0 {
-		rows = append(rows, []string{"recovery: admitted rate", fmt.Sprintf("%.1f/s of %g/s sent over %s", m.TailRate, p.TailRate, p.Tail)})
+		over := fmt.Sprint(p.Tail)
+		if m.TailCutShort {
+			over = fmt.Sprintf("the %.2f s spent before the run was cut short (of %s planned)", m.TailSpan.Seconds(), p.Tail)
+		}
+		rows = append(rows, []string{"recovery: admitted rate", fmt.Sprintf("%.1f/s of %g/s sent over %s", m.TailRate, p.TailRate, over)})
 	}
-	return Report{Profile: "burst", Verdict: verdict, Rows: rows, Metrics: m, Summary: c.Metrics.Summary()}, nil
+	return Report{Profile: "burst", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Burst: &m}, Summary: c.Metrics.Summary()}, nil
 }
 
 func releasePriority(realtime bool) string {

@@ -46,13 +46,18 @@ type ClientsMetrics struct {
 	FinishP50     time.Duration `json:"finish_p50_ns"`
 	FinishP99     time.Duration `json:"finish_p99_ns"`
 	Bin           time.Duration `json:"bin_ns"`
-	AttemptRate   []float64     `json:"attempt_rate_per_s"` // per bin, from the first send
+	AttemptRate   []float64     `json:"attempt_rate_per_s"` // per bin from the first send; the last over its actual width
 	PeakRate      float64       `json:"peak_attempt_rate_per_s"`
+	// MeanRate is every attempt over Elapsed, the time the clients really
+	// ran (to the last one's finish, or to the cut when CutShort).
+	MeanRate float64       `json:"mean_attempt_rate_per_s"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	CutShort bool          `json:"cut_short,omitempty"`
 }
 
 func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
-	if p.N < 1 || p.Goal < 1 {
-		return Report{}, fmt.Errorf("%s needs --clients ≥ 1 and --goal ≥ 1", p.Name())
+	if err := p.Validate(e.opt); err != nil {
+		return Report{}, err
 	}
 	if p.Bin <= 0 {
 		p.Bin = 100 * time.Millisecond
@@ -74,10 +79,15 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 		}()
 	}
 	wg.Wait()
+	end := e.Now()
+	cut := ctx.Err() != nil
 	e.Wait()
 
 	rs := c.Results()
-	m := ClientsMetrics{Clients: p.N, Goal: p.Goal, Attempts: len(rs), Bin: p.Bin}
+	m := ClientsMetrics{Clients: p.N, Goal: p.Goal, Attempts: len(rs), Bin: p.Bin, Elapsed: end - start, CutShort: cut}
+	if m.Elapsed > 0 {
+		m.MeanRate = float64(m.Attempts) / m.Elapsed.Seconds()
+	}
 	var done []time.Duration
 	for _, f := range finish {
 		if f > 0 {
@@ -95,12 +105,19 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 	if m.Successes > 0 {
 		m.Amplification = float64(m.Attempts) / float64(m.Successes)
 	}
-	m.AttemptRate = binRates(rs, p.Bin)
-	for _, v := range m.AttemptRate {
-		m.PeakRate = max(m.PeakRate, v)
+	var partial bool
+	m.AttemptRate, partial = binRates(rs, p.Bin, end)
+	for i, v := range m.AttemptRate {
+		// A last, partial bin may hold too few attempts for a peak.
+		if !partial || i < len(m.AttemptRate)-1 || len(m.AttemptRate) == 1 {
+			m.PeakRate = max(m.PeakRate, v)
+		}
 	}
 	verdict := fmt.Sprintf("%d %s clients wanting %d each: %d attempts for %d successes — amplification %.1f×; %d/%d finished",
 		p.N, p.Name(), p.Goal, m.Attempts, m.Successes, m.Amplification, m.Finished, p.N)
+	if cut {
+		verdict += fmt.Sprintf(" before the run was cut short at %.2f s", m.Elapsed.Seconds())
+	}
 	rows := [][]string{
 		{"clients × goal", fmt.Sprintf("%d × %d", p.N, p.Goal)},
 		{"attempts", fmt.Sprint(m.Attempts)},
@@ -108,10 +125,10 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 		{"amplification (attempts ÷ successes)", fmt.Sprintf("%.2f×", m.Amplification)},
 		{"clients finished", fmt.Sprintf("%d of %d", m.Finished, p.N)},
 		{"time to finish p50 / p99", fmt.Sprintf("%.2f s / %.2f s", m.FinishP50.Seconds(), m.FinishP99.Seconds())},
-		{"attempt rate peak", fmt.Sprintf("%.0f/s", m.PeakRate)},
+		{"attempt rate mean / peak", fmt.Sprintf("%.0f/s over %.2f s / %.0f/s", m.MeanRate, m.Elapsed.Seconds(), m.PeakRate)},
 		{"attempt rate over time", sparkline(m.AttemptRate)},
 	}
-	return Report{Profile: p.Name(), Verdict: verdict, Rows: rows, Metrics: m, Summary: c.Metrics.Summary()}, nil
+	return Report{Profile: p.Name(), Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Clients: &m}, Summary: c.Metrics.Summary()}, nil
 }
 
 // client runs one simulated client and returns when it reached its goal
@@ -184,17 +201,30 @@ func retryAfterDelay(r *Result) (time.Duration, bool) {
 }
 
 // binRates counts sends per bin from the first send, as rates per second.
-func binRates(rs []*Result, bin time.Duration) []float64 {
+// The last bin ends at end (when the clients stopped), so its rate is over
+// the part of it that was really spent; partial says it was narrower than
+// bin.
+func binRates(rs []*Result, bin, end time.Duration) (rates []float64, partial bool) {
 	if len(rs) == 0 {
-		return nil
+		return nil, false
 	}
 	first := rs[0].Sent
 	n := int((rs[len(rs)-1].Sent-first)/bin) + 1
 	out := make([]float64, n)
 	for _, r := range rs {
-		out[int((r.Sent-first)/bin)] += 1 / bin.Seconds()
+		out[int((r.Sent-first)/bin)]++
 	}
-	return out
+	for i := range out {
+		width := bin
+		if i == n-1 {
+			// At least a millisecond: below that one attempt reads as a
+			// rate nobody sent.
+			width = min(bin, max(end-(first+time.Duration(i)*bin), time.Millisecond))
+			partial = width < bin
+		}
+		out[i] /= width.Seconds()
+	}
+	return out, partial
 }
 
 // sparkline draws a series in eight levels for the terminal table.

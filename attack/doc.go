@@ -1,4 +1,14 @@
-// Package attack is ratecheck's load engine and its profiles.
+// Package attack is ratecheck's load engine and its attack profiles, usable
+// as a Go library: it sends precisely timed HTTP traffic at a target and
+// reports what the target's rate limiter did with it.
+//
+// Run is the entry point: give it a profile (Steady, Burst, Boundary,
+// Clients for storm and backoff), the request to send and the run's
+// bounds, and it returns the profile's Report with the run's notes, its
+// elapsed time, whether a budget or an interruption cut it short, and
+// whether the target could be tested at all. With RunOptions.Out it also
+// streams every result to a JSON Lines file as it arrives (ReadStream
+// reads one back, with the same typed metrics).
 //
 // The engine is an open model: send times are fixed before the run and never
 // wait for responses, so a slow server cannot hide its slowness by slowing
@@ -9,9 +19,15 @@
 // released at one instant and the pacer hold sub-millisecond error; https
 // targets go through net/http, which negotiates HTTP/2 when offered.
 //
-// Files: clock.go (precise waits), request.go (the request template),
-// h1.go and stdclient.go (the two clients), result.go and stream.go (the
-// results record and its JSON Lines file), metrics.go (HDR aggregation),
-// engine.go (schedules, bursts, client populations, budgets) and one file
-// per profile.
+// Every run is bounded (Options: requests, time, connections) and rates are
+// over the time actually spent. A profile or options that cannot give the
+// experiment they describe — a burst larger than the request budget or the
+// connection limit — are a *ConfigError before anything is sent.
+//
+// Files: run.go (the entry point), validate.go (refusals before sending),
+// clock.go (precise waits), request.go (the request template), h1.go and
+// stdclient.go (the two clients), result.go and stream.go (the results
+// record and its JSON Lines file), metrics.go (HDR aggregation), engine.go
+// (schedules, client populations, budgets), release.go (bursts) and one
+// file per profile.
 package attack

@@ -3,6 +3,7 @@ package attack
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -17,8 +18,12 @@ type Options struct {
 	Insecure    bool          // skip TLS verification
 	MaxRequests int           // request budget; default 20,000
 	MaxDuration time.Duration // time budget; default 2 min
-	MaxConns    int           // simultaneous connections (and requests in flight); default 1,000
+	MaxConns    int           // simultaneous connections (and requests in flight); default 1,000, at most ConnsCeiling
 	Keys        int           // distinct key values to rotate through when a shot names none
+	// Names, when set, is how messages (errors, notes) name a field such
+	// as "Options.MaxRequests" or "Burst.K": the command line passes its
+	// flag names. Unset, messages use the Go names.
+	Names func(field string) string
 }
 
 // Defaults for Options' zero fields.
@@ -27,7 +32,23 @@ const (
 	DefaultMaxRequests = 20000
 	DefaultMaxDuration = 2 * time.Minute
 	DefaultMaxConns    = 1000
+	// ConnsCeiling bounds MaxConns, and with it the largest burst: a burst
+	// holds one connection per request open at once (two sockets each
+	// against a builtin target, in this process), and far beyond 10,000
+	// the run measures the machine's file-descriptor and memory limits
+	// rather than the target.
+	ConnsCeiling = 10000
 )
+
+// name is how messages call a field (see Options.Names).
+func (o *Options) name(field string) string {
+	if o.Names != nil {
+		if n := o.Names(field); n != "" {
+			return n
+		}
+	}
+	return field
+}
 
 func (o *Options) fill() {
 	if o.Timeout <= 0 {
@@ -77,6 +98,12 @@ type Engine struct {
 	realtimeRelease atomic.Bool // the last burst's writes ran at real-time priority
 
 	budgetChecked chan struct{} // closed once the time-budget note is settled
+	stopAfter     []func() bool // the AfterFuncs BeginAt registered, stopped by Finish
+
+	// life guards cancel and stop, which Begin sets while budget checks
+	// may already run (a Do before Begin).
+	life sync.Mutex
+	stop StopReason
 
 	notesMu sync.Mutex
 	notes   []string
@@ -102,6 +129,20 @@ func New(req *Request, opt Options, sinks ...func(*Result)) *Engine {
 	return e
 }
 
+// StopReason says why a run ended before its plan did; "" when it did not.
+type StopReason string
+
+// The ways a run is cut short.
+const (
+	StopInterrupted   StopReason = "interrupted"    // the caller's context ended (Ctrl-C)
+	StopTimeBudget    StopReason = "time budget"    // Options.MaxDuration
+	StopRequestBudget StopReason = "request budget" // Options.MaxRequests
+)
+
+// errTimeBudget is the run context's cause when MaxDuration ends it, so a
+// deadline of the caller's own is not mistaken for the budget.
+var errTimeBudget = errors.New("time budget reached")
+
 // Begin fixes the run's zero instant and returns the run's context: it ends
 // at the time budget, when the request budget is spent, or with parent.
 // Cancelling parent (Ctrl-C) also aborts requests in flight.
@@ -114,18 +155,48 @@ func (e *Engine) Begin(parent context.Context) context.Context {
 // wall clock and the offsets agree exactly).
 func (e *Engine) BeginAt(parent context.Context, start time.Time) context.Context {
 	e.start = start
-	e.ctx, e.cancel = context.WithTimeout(parent, e.opt.MaxDuration)
-	context.AfterFunc(parent, e.pool.abort)
+	ctx, cancel := context.WithTimeoutCause(parent, e.opt.MaxDuration, errTimeBudget)
 	// The note is written on the AfterFunc's goroutine; Finish waits for it,
 	// so a run the time budget ended always says so.
 	e.budgetChecked = make(chan struct{})
-	context.AfterFunc(e.ctx, func() {
-		defer close(e.budgetChecked)
-		if e.ctx.Err() == context.DeadlineExceeded {
-			e.note(fmt.Sprintf("time budget reached: stopped after %s (raise --max-duration)", e.opt.MaxDuration))
-		}
-	})
-	return e.ctx
+	e.stopAfter = []func() bool{
+		context.AfterFunc(parent, e.pool.abort),
+		context.AfterFunc(ctx, func() {
+			defer close(e.budgetChecked)
+			switch {
+			case context.Cause(ctx) == errTimeBudget:
+				e.stopped(StopTimeBudget)
+				e.note(fmt.Sprintf("time budget reached: stopped after %s (raise %s)", e.opt.MaxDuration, e.opt.name("Options.MaxDuration")))
+			case parent.Err() != nil:
+				e.stopped(StopInterrupted)
+			}
+		}),
+	}
+	e.life.Lock()
+	e.ctx, e.cancel = ctx, cancel
+	spent := e.stop == StopRequestBudget
+	e.life.Unlock()
+	if spent { // the budget ran out before Begin (Do without a run)
+		cancel()
+	}
+	return ctx
+}
+
+// stopped records the first reason the run was cut short.
+func (e *Engine) stopped(why StopReason) {
+	e.life.Lock()
+	defer e.life.Unlock()
+	if e.stop == "" {
+		e.stop = why
+	}
+}
+
+// Stopped says why the run ended before its plan (a budget, or the
+// caller's context), or "" when nothing cut it short. Final after Finish.
+func (e *Engine) Stopped() StopReason {
+	e.life.Lock()
+	defer e.life.Unlock()
+	return e.stop
 }
 
 // Start is the wall-clock instant of offset 0.
@@ -159,8 +230,14 @@ func (e *Engine) Sent() int { return int(e.sent.Load()) }
 func (e *Engine) take() bool {
 	if e.sent.Add(1) > int64(e.opt.MaxRequests) {
 		e.sent.Add(-1)
-		e.note(fmt.Sprintf("request budget reached: stopped after %d requests (raise --max-requests)", e.opt.MaxRequests))
-		e.cancel()
+		e.note(fmt.Sprintf("request budget reached: stopped after %d requests (raise %s)", e.opt.MaxRequests, e.opt.name("Options.MaxRequests")))
+		e.stopped(StopRequestBudget)
+		e.life.Lock()
+		cancel := e.cancel // nil before Begin: BeginAt then ends the run at once
+		e.life.Unlock()
+		if cancel != nil {
+			cancel()
+		}
 		return false
 	}
 	return true
@@ -170,9 +247,17 @@ func (e *Engine) take() bool {
 func (e *Engine) Finish() {
 	e.wg.Wait()
 	e.pool.closeIdle()
-	if e.cancel != nil {
-		e.cancel()
+	e.life.Lock()
+	cancel := e.cancel
+	e.life.Unlock()
+	if cancel != nil {
+		cancel()
 		<-e.budgetChecked
+		// The parent may outlive the run by far (a library caller's
+		// context): nothing of this engine stays registered with it.
+		for _, stop := range e.stopAfter {
+			stop()
+		}
 	}
 }
 

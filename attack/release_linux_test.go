@@ -41,7 +41,7 @@ func TestRealtimeReleaseRaisesAndRestores(t *testing.T) {
 	}
 
 	rep, _, _ := runProfile(t, "builtin:none", Burst{K: 20}, Options{})
-	if got := rep.Metrics.(BurstMetrics).RealtimeRelease; got != ok {
+	if got := rep.Metrics.Burst.RealtimeRelease; got != ok {
 		t.Fatalf("burst reports realtime_release %v, this process may use real-time priority: %v", got, ok)
 	}
 }

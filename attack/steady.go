@@ -22,15 +22,20 @@ func (Steady) Name() string { return "steady" }
 type SteadyMetrics struct {
 	TargetRate   float64 `json:"target_rate_per_s"`
 	AchievedRate float64 `json:"achieved_rate_per_s"`
-	AdmittedRate float64 `json:"admitted_rate_per_s"`
+	AdmittedRate float64 `json:"admitted_rate_per_s"` // over Span
 	RejectedPct  float64 `json:"rejected_pct"`
 	Imprecise    bool    `json:"imprecise"`
+	// Span is the time the rates are over: the planned duration, or the
+	// time actually spent sending when the run was cut short (CutShort).
+	Span     time.Duration `json:"span_ns"`
+	CutShort bool          `json:"cut_short,omitempty"`
 }
 
 func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
-	if p.Duration <= 0 {
-		return Report{}, fmt.Errorf("steady needs a positive --duration")
+	if err := p.Validate(e.opt); err != nil {
+		return Report{}, err
 	}
+	begin := e.Now()
 	if p.Rate > 0 {
 		n := int(math.Round(p.Rate * p.Duration.Seconds()))
 		interval := 1 / p.Rate
@@ -54,28 +59,40 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error
 		}
 		wg.Wait()
 	}
+	// Sending stops at the plan's end, or when the run is cut short (a
+	// budget, Ctrl-C): then the rates are over the time really spent.
+	m := SteadyMetrics{TargetRate: p.Rate, Span: p.Duration}
+	if ctx.Err() != nil || p.Rate == 0 {
+		m.Span = min(p.Duration, e.Now()-begin)
+		m.CutShort = ctx.Err() != nil
+	}
 	e.Wait()
 	s := c.Metrics.Summary()
-	m := SteadyMetrics{TargetRate: p.Rate, AchievedRate: s.SentRate, Imprecise: p.Rate > 0 && s.Imprecise()}
-	span := p.Duration.Seconds()
+	m.AchievedRate, m.Imprecise = s.SentRate, p.Rate > 0 && s.Imprecise()
 	if s.Requests > 0 {
-		m.AdmittedRate = float64(s.Admitted) / span
+		if m.Span > 0 {
+			m.AdmittedRate = float64(s.Admitted) / m.Span.Seconds()
+		}
 		m.RejectedPct = 100 * float64(s.Rejected) / float64(s.Requests)
 	}
 	verdict := fmt.Sprintf("sent %.1f/s, admitted %.1f/s, rejected %.1f%%", m.AchievedRate, m.AdmittedRate, m.RejectedPct)
+	if m.CutShort {
+		verdict += fmt.Sprintf("; cut short after %.2f s of %s planned: rates over the time spent", m.Span.Seconds(), p.Duration)
+	}
 	if m.Imprecise {
 		verdict += fmt.Sprintf(" — imprecise: sends were up to %s late (p99)", ms(s.Lateness.P99))
 	}
 	rows := [][]string{
 		{"target rate", rateOrMax(p.Rate)},
 		{"achieved rate", fmt.Sprintf("%.1f/s", m.AchievedRate)},
-		{"admitted rate", fmt.Sprintf("%.1f/s", m.AdmittedRate)},
+		{"admitted rate", fmt.Sprintf("%.1f/s over %.2f s", m.AdmittedRate, m.Span.Seconds())},
 		{"rejected", fmt.Sprintf("%d (%.1f%%)", s.Rejected, m.RejectedPct)},
 		{"errors", fmt.Sprint(s.Errors)},
 		{"latency p50 / p99", ms(s.Latency.P50) + " / " + ms(s.Latency.P99)},
 		{"pacing error p50 / p99", ms(s.Lateness.P50) + " / " + ms(s.Lateness.P99)},
 	}
-	return Report{Profile: "steady", Verdict: verdict, Rows: rows, Metrics: m, Summary: s}, nil
+	rows = append(rows, statusRows(s.Statuses)...)
+	return Report{Profile: "steady", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Steady: &m}, Summary: s}, nil
 }
 
 func rateOrMax(r float64) string {

@@ -44,10 +44,49 @@ type StreamEnd struct {
 }
 
 // ProfileOutcome is an attack profile's Report as stored in the end record.
+// Metrics reads back as the same typed value the live run had: ReadStream
+// decodes it by Profile (the header's profile in files that predate it).
 type ProfileOutcome struct {
-	Verdict string          `json:"verdict"`
-	Rows    [][]string      `json:"rows,omitempty"`
-	Metrics json.RawMessage `json:"metrics,omitempty"`
+	Profile string         `json:"profile,omitempty"`
+	Verdict string         `json:"verdict"`
+	Rows    [][]string     `json:"rows,omitempty"`
+	Metrics ProfileMetrics `json:"metrics,omitzero"`
+
+	raw json.RawMessage // metrics not yet decoded (no profile named)
+}
+
+// UnmarshalJSON decodes the metrics by the outcome's profile; an outcome
+// that names none keeps them for ReadStream to decode by the header's.
+func (o *ProfileOutcome) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Profile string          `json:"profile"`
+		Verdict string          `json:"verdict"`
+		Rows    [][]string      `json:"rows"`
+		Metrics json.RawMessage `json:"metrics"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	o.Profile, o.Verdict, o.Rows, o.raw = w.Profile, w.Verdict, w.Rows, w.Metrics
+	if w.Profile == "" {
+		return nil
+	}
+	return o.decodeMetrics(w.Profile)
+}
+
+func (o *ProfileOutcome) decodeMetrics(profile string) error {
+	m, err := DecodeMetrics(profile, o.raw)
+	if err != nil {
+		return err
+	}
+	o.Metrics, o.raw = m, nil
+	return nil
+}
+
+// Report is the outcome as the profile's Report (without the summary,
+// which a reader recomputes from the results).
+func (o *ProfileOutcome) Report() Report {
+	return Report{Profile: o.Profile, Verdict: o.Verdict, Rows: o.Rows, Metrics: o.Metrics}
 }
 
 // Stream appends results to a JSON Lines file as they arrive. A writer
@@ -63,13 +102,20 @@ type Stream struct {
 	count   int
 	outcome *ProfileOutcome
 	stopped string
+
+	// closing guards ch: Add holds it shared while it sends, Close
+	// exclusively while it marks the stream closed.
+	closing  sync.RWMutex
+	closed   bool
+	closeErr error
+	dropped  int // results added after Close
 }
 
 // CreateStream creates (truncates) path and writes the header line.
 func CreateStream(path string, h StreamHeader) (*Stream, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot write results to %s: %w (choose another place with --out)", path, err)
+		return nil, fmt.Errorf("cannot write results to %s: %w", path, err)
 	}
 	h.Type, h.Schema, h.Tool = "header", StreamSchema, "ratecheck"
 	s := &Stream{f: f, w: bufio.NewWriterSize(f, 64<<10), ch: make(chan *Result, 8192), done: make(chan struct{})}
@@ -129,35 +175,56 @@ func (s *Stream) setErr(err error) {
 }
 
 // Add queues one result for writing. The result must not change afterwards.
-func (s *Stream) Add(r *Result) { s.ch <- r }
+// A result added after Close is not written (the file is complete): it is
+// dropped, and Dropped counts it.
+func (s *Stream) Add(r *Result) {
+	s.closing.RLock()
+	defer s.closing.RUnlock()
+	if s.closed {
+		s.mu.Lock()
+		s.dropped++
+		s.mu.Unlock()
+		return
+	}
+	s.ch <- r
+}
+
+// Dropped is how many results arrived after Close and were not written.
+func (s *Stream) Dropped() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropped
+}
 
 // Conclude records the profile's report for the end line; call it before
 // Close.
 func (s *Stream) Conclude(rep Report) {
-	o := &ProfileOutcome{Verdict: rep.Verdict, Rows: rep.Rows}
-	if rep.Metrics != nil {
-		m, err := json.Marshal(rep.Metrics)
-		if err != nil {
-			s.setErr(err)
-		} else {
-			o.Metrics = m
-		}
-	}
-	s.outcome = o
+	s.outcome = &ProfileOutcome{Profile: rep.Profile, Verdict: rep.Verdict, Rows: rep.Rows, Metrics: rep.Metrics}
 }
 
 // SetStopped records why the run ended early for the end line ("" when it
 // ran to its end); call it before Close.
 func (s *Stream) SetStopped(reason string) { s.stopped = reason }
 
-// Close writes the end line, flushes and closes the file.
+// Close writes the end line, flushes and closes the file. Closing again
+// returns the first Close's error and writes nothing.
 func (s *Stream) Close(notes []string, elapsed time.Duration) error {
+	s.closing.Lock()
+	if s.closed {
+		s.closing.Unlock()
+		return s.closeErr
+	}
+	s.closed = true
 	close(s.ch)
+	s.closing.Unlock()
 	<-s.done
 	s.setErr(s.writeLine(StreamEnd{Type: "end", Requests: s.count, Notes: notes, Elapsed: int64(elapsed), Outcome: s.outcome, Stopped: s.stopped}))
 	s.setErr(s.w.Flush())
 	s.setErr(s.f.Close())
-	return s.err
+	s.mu.Lock()
+	s.closeErr = s.err
+	s.mu.Unlock()
+	return s.closeErr
 }
 
 // Recorded is a results file read back.
@@ -186,7 +253,7 @@ func ReadStream(r io.Reader) (*Recorded, error) {
 		}
 		if err := json.Unmarshal(b, &probe); err != nil {
 			if line == 1 {
-				return nil, fmt.Errorf("line 1: not a ratecheck results file (%v)", err)
+				return nil, fmt.Errorf("line 1: not a ratecheck results file: %w", err)
 			}
 			rec.Truncated = true
 			break
@@ -209,6 +276,12 @@ func ReadStream(r io.Reader) (*Recorded, error) {
 			rec.End = &StreamEnd{}
 			if err := json.Unmarshal(b, rec.End); err != nil {
 				return nil, fmt.Errorf("line %d: bad end record: %w", line, err)
+			}
+			if o := rec.End.Outcome; o != nil && o.Profile == "" {
+				o.Profile = rec.Header.Profile
+				if err := o.decodeMetrics(o.Profile); err != nil {
+					return nil, fmt.Errorf("line %d: bad end record: %w", line, err)
+				}
 			}
 		default:
 			if line == 1 {

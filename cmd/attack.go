@@ -1,11 +1,9 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +33,7 @@ type attackFlags struct {
 	base     time.Duration
 	cap      time.Duration
 	noRA     bool
+	maxConns int
 }
 
 func newAttackCmd() *cobra.Command {
@@ -70,6 +69,31 @@ Profiles:
 	return c
 }
 
+// flagNames are the flags that set each field the attack package names in
+// its messages (attack.Options.Names), so a user reads the flag to change.
+var flagNames = map[string]string{
+	"Options.Timeout":     "--timeout",
+	"Options.MaxRequests": "--max-requests",
+	"Options.MaxDuration": "--max-duration",
+	"Options.MaxConns":    "--max-conns",
+	"Steady.Rate":         "--rate",
+	"Steady.Duration":     "--duration",
+	"Steady.Conns":        "--connections",
+	"Burst.K":             "--burst",
+	"Burst.Idle":          "--idle",
+	"Burst.Tail":          "--tail",
+	"Burst.TailRate":      "--tail-rate",
+	"Boundary.Limit":      "--limit",
+	"Boundary.Window":     "--window",
+	"Boundary.Gap":        "--gap",
+	"Clients.N":           "--clients",
+	"Clients.Goal":        "--goal",
+	"RunOptions.Out":      "--out",
+}
+
+// flagName is attack.Options.Names for the command line.
+func flagName(field string) string { return flagNames[field] }
+
 // profileDefaults are where attack and compare differ: compare defaults to
 // a short burst with a recovery tail so that several targets run quickly.
 type profileDefaults struct {
@@ -82,7 +106,7 @@ type profileDefaults struct {
 // compare.
 func (f *attackFlags) registerProfileFlags(c *cobra.Command, d profileDefaults) {
 	fs := c.Flags()
-	fs.StringVar(&f.profile, "profile", d.profile, "attack profile: "+strings.Join(attack.Profiles, ", ")+d.profileUsage)
+	fs.StringVar(&f.profile, "profile", d.profile, "attack profile: "+strings.Join(attack.ProfileNames(), ", ")+d.profileUsage)
 	fs.StringVar(&f.rate, "rate", "50/s", "steady: request rate (10/s, 600/m) or max")
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "steady: how long to send")
 	fs.IntVar(&f.conns, "connections", 50, "steady --rate max: closed-loop connections")
@@ -98,56 +122,66 @@ func (f *attackFlags) registerProfileFlags(c *cobra.Command, d profileDefaults) 
 	fs.DurationVar(&f.base, "base", 100*time.Millisecond, "backoff: base delay")
 	fs.DurationVar(&f.cap, "cap", 10*time.Second, "backoff: maximum delay")
 	fs.BoolVar(&f.noRA, "no-retry-after", false, "backoff: ignore Retry-After")
-	_ = c.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(attack.Profiles, cobra.ShellCompDirectiveNoFileComp))
+	fs.IntVar(&f.maxConns, "max-conns", attack.DefaultMaxConns,
+		fmt.Sprintf("connections open at once (requests in flight); a burst needs one per request (at most %d)", attack.ConnsCeiling))
+	_ = c.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(attack.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
 }
 
+// buildProfile builds the profile the flags describe and checks it against
+// the budgets, so a run that cannot be made is exit 2 before anything is
+// sent. keep says whether the profile analyses every result (compare).
 func (f *attackFlags) buildProfile() (attack.Profile, bool, error) {
+	var p attack.Profile
 	switch f.profile {
 	case "steady":
 		r, err := rateFlag("rate", f.rate, true)
 		if err != nil {
 			return nil, false, err
 		}
-		if f.duration <= 0 {
-			return nil, false, usageErr("--duration must be positive")
-		}
-		return attack.Steady{Rate: r, Duration: f.duration, Conns: f.conns}, false, nil
+		p = attack.Steady{Rate: r, Duration: f.duration, Conns: f.conns}
 	case "burst":
-		if f.burst < 1 {
-			return nil, false, usageErr("--burst must be ≥ 1")
-		}
 		tr, err := rateFlag("tail-rate", f.tailRate, false)
 		if err != nil {
 			return nil, false, err
 		}
-		return attack.Burst{K: f.burst, Idle: f.idle, Tail: f.tail, TailRate: tr}, true, nil
+		p = attack.Burst{K: f.burst, Idle: f.idle, Tail: f.tail, TailRate: tr}
 	case "boundary":
-		if f.limit < 0 || f.window < 0 {
-			return nil, false, usageErr("--limit and --window must be ≥ 0")
-		}
-		return attack.Boundary{Limit: f.limit, Window: f.window, Gap: f.gap}, true, nil
+		p = attack.Boundary{Limit: f.limit, Window: f.window, Gap: f.gap}
 	case "storm", "backoff":
-		if f.clients < 1 || f.goal < 1 {
-			return nil, false, usageErr("--clients and --goal must be ≥ 1")
-		}
-		return attack.Clients{N: f.clients, Goal: f.goal, Backoff: f.profile == "backoff", Base: f.base, Cap: f.cap,
-			IgnoreRetryAfter: f.noRA, KeyPerClient: f.keyHeader != ""}, true, nil
+		p = attack.Clients{N: f.clients, Goal: f.goal, Backoff: f.profile == "backoff", Base: f.base, Cap: f.cap,
+			IgnoreRetryAfter: f.noRA, KeyPerClient: f.keyHeader != ""}
 	case "":
-		return nil, false, usageErr("--profile is required: one of %s", strings.Join(attack.Profiles, ", "))
+		return nil, false, usageErr("--profile is required: one of %s", strings.Join(attack.ProfileNames(), ", "))
+	default:
+		return nil, false, usageErr("unknown profile %q: use one of %s", f.profile, strings.Join(attack.ProfileNames(), ", "))
 	}
-	return nil, false, usageErr("unknown profile %q: use one of %s", f.profile, strings.Join(attack.Profiles, ", "))
+	if f.maxConns < 0 {
+		return nil, false, usageErr("--max-conns must be ≥ 1")
+	}
+	if v, ok := p.(attack.Validator); ok {
+		if err := v.Validate(f.options()); err != nil {
+			return nil, false, usageErr("%w", err)
+		}
+	}
+	_, steady := p.(attack.Steady)
+	return p, !steady, nil
+}
+
+// options are the engine options the flags set: the request flags' and
+// --max-conns (compare's profile runs get them through its embedding).
+func (f *attackFlags) options() attack.Options {
+	o := f.requestFlags.options()
+	o.MaxConns = f.maxConns
+	return o
 }
 
 func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	prof, keep, err := f.buildProfile()
+	prof, _, err := f.buildProfile()
 	if err != nil {
 		return err
-	}
-	if !slices.Contains(attack.Profiles, prof.Name()) {
-		return usageErr("unknown profile %q", prof.Name())
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -163,61 +197,68 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	path := f.outPath("attack")
 	opts := map[string]string{}
 	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
-	start := time.Now() // offset 0 of the run and the header's wall clock
-	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: "attack", Target: spec, URL: tgt.URL, Profile: prof.Name(), Options: opts, Start: start})
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	col := attack.NewCollector(keep)
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxDuration)
-	eng := attack.New(req, f.options(), stream.Add, col.Add, prog.Add)
-	rep, notes, runErr, closeErr := runRecorded(ctx, eng, start, prof, col, stream, path)
+	res, err := attack.Run(ctx, prof, attack.RunOptions{
+		Options: f.options(), Request: req, Out: path,
+		Header: attack.StreamHeader{Command: "attack", Target: spec, Options: opts},
+		Sinks:  []func(*attack.Result){prog.Add},
+	})
 	prog.Stop()
-	if closeErr != nil {
-		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, closeErr)
+	if res == nil { // nothing was sent: the flags or --out are at fault
+		return usageErr("%w", err)
+	}
+	if res.StreamErr != nil {
+		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, res.StreamErr)
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "results: %s\n", path)
-	if runErr != nil {
-		// Partial data is kept; say what was measured before failing.
-		s := col.Metrics.Summary()
-		return exitWith(ExitUntested, fmt.Errorf("%s: %v (%d requests recorded in %s)", prof.Name(), runErr, s.Requests, path))
+	if !res.Concluded {
+		// The profile could not finish its experiment. Partial data is
+		// kept; say what was measured before failing.
+		return exitWith(ExitUntested, fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path))
 	}
-	rep.Notes = notes
+	rep := res.Report
 	if err := writeAttackOutputs(c, spec, path, rep); err != nil {
 		return err
 	}
+	if err := printAttack(c, f, spec, path, res); err != nil {
+		return err
+	}
+	switch {
+	case res.Untested != "":
+		return exitWith(ExitUntested, err)
+	case res.Stopped == attack.StopInterrupted:
+		return exitWith(ExitUntested, fmt.Errorf("interrupted after %.2f s: the figures cover only what was sent before", res.Elapsed.Seconds()))
+	}
+	return nil
+}
+
+// attackJSON is attack's -o json document.
+type attackJSON struct {
+	attack.Report
+	Target   string            `json:"target"`
+	Results  string            `json:"results_file"`
+	ElapsedS float64           `json:"elapsed_s"`
+	Stopped  attack.StopReason `json:"stopped,omitempty"`  // why the run was cut short
+	Untested string            `json:"untested,omitempty"` // why the target could not be tested
+}
+
+func printAttack(c *cobra.Command, f *attackFlags, spec, path string, res *attack.RunResult) error {
 	out := c.OutOrStdout()
 	if f.output == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			attack.Report
-			Target  string `json:"target"`
-			Results string `json:"results_file"`
-		}{rep, spec, path})
+		return enc.Encode(attackJSON{res.Report, spec, path, res.Elapsed.Seconds(), res.Stopped, res.Untested})
 	}
-	if err := report.Table(out, []string{prof.Name(), "value"}, rep.Rows); err != nil {
+	if res.Stopped == attack.StopInterrupted {
+		report.Interrupted(out, string(res.Stopped))
+	}
+	if err := report.Table(out, []string{res.Report.Profile, "value"}, res.Report.Rows); err != nil {
 		return err
 	}
-	report.Verdict(out, rep.Verdict, rep.Notes)
+	report.Verdict(out, res.Report.Verdict, res.Report.Notes)
 	return nil
 }
 
-// runRecorded runs prof on eng (begun at start) and ends its results stream:
-// the profile's outcome when it concluded, the engine's notes, and a note
-// when ctx was interrupted. closeErr is the stream's own failure to write.
-func runRecorded(ctx context.Context, eng *attack.Engine, start time.Time, prof attack.Profile, col *attack.Collector, stream *attack.Stream, path string) (rep attack.Report, notes []string, runErr, closeErr error) {
-	rep, runErr = prof.Run(eng.BeginAt(ctx, start), eng, col)
-	eng.Finish()
-	notes = eng.Notes()
-	if ctx.Err() != nil {
-		notes = append(notes, "interrupted: the results so far are in "+path)
-	}
-	if runErr == nil {
-		stream.Conclude(rep)
-	}
-	return rep, notes, runErr, stream.Close(notes, eng.Now())
-}
 
 // exactArgs is cobra.ExactArgs with a message that says what is missing.
 func exactArgs(n int, what string) cobra.PositionalArgs {

@@ -136,7 +136,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 		if prof, keep, err = f.buildProfile(); err != nil {
 			return err
 		}
-		if !slices.Contains(attack.Profiles, prof.Name()) {
+		if !slices.Contains(attack.ProfileNames(), prof.Name()) {
 			return usageErr("unknown profile %q", prof.Name())
 		}
 		experiment = prof.Name()
@@ -244,32 +244,29 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 	if err != nil {
 		return err
 	}
-	start := time.Now() // offset 0 of the run and the header's wall clock
-	stream, err := attack.CreateStream(path, attack.StreamHeader{Command: "compare", Target: t.Spec, URL: t.URL, Profile: prof.Name(), Options: opts, Start: start})
-	if err != nil {
-		return usageErr("%v", err)
+	res, err := attack.Run(ctx, prof, attack.RunOptions{Options: f.options(), Request: req, Out: path, KeepResults: true,
+		Header: attack.StreamHeader{Command: "compare", Target: t.Spec, Options: opts}})
+	if res == nil { // nothing was sent: the flags or --out are at fault
+		return usageErr("%w", err)
 	}
 	ct.Results = path
-	col := attack.NewCollector(keep)
-	eng := attack.New(req, f.options(), stream.Add, col.Add)
-	rep, notes, runErr, closeErr := runRecorded(ctx, eng, start, prof, col, stream, path)
-	if closeErr != nil {
-		notes = append(notes, fmt.Sprintf("writing %s: %v", path, closeErr))
+	notes := res.Report.Notes
+	if res.StreamErr != nil {
+		notes = append(notes, fmt.Sprintf("writing %s: %v", path, res.StreamErr))
 	}
-	s := col.Metrics.Summary()
-	ct.Requests, ct.ElapsedS, ct.statuses = s.Requests, eng.Now().Seconds(), s.Statuses
-	if runErr != nil {
+	ct.Requests, ct.ElapsedS, ct.statuses = res.Summary.Requests, res.Elapsed.Seconds(), res.Summary.Statuses
+	if !res.Concluded || res.Untested != "" {
 		ct.Notes = notes
-		return fmt.Errorf("%s: %v (%d requests recorded in %s)", prof.Name(), runErr, s.Requests, path)
+		return fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path)
 	}
+	rep := res.Report
 	rep.Notes = notes
 	ct.Report = &rep
-	// A profile run has no inference: the grade judges the answers alone.
-	var rs []attack.Result
-	for _, r := range col.Results() {
-		rs = append(rs, *r)
+	rs := make([]attack.Result, len(res.Results))
+	for i, r := range res.Results {
+		rs[i] = *r
 	}
-	g := grade.Grade(probe.NewObservation(eng.Start(), rs), probe.Inference{Family: probe.Inconclusive})
+	g := grade.OfAnswers(probe.NewObservation(res.Start, rs))
 	ct.Grade = &g
 	return nil
 }
@@ -381,11 +378,11 @@ func burstRows(f *compareFlags, ts []compareTarget) [][]string {
 			if t.Report == nil {
 				return missing(t)
 			}
-			m, ok := t.Report.Metrics.(attack.BurstMetrics)
-			if !ok {
+			m := t.Report.Metrics.Burst
+			if m == nil {
 				return "?"
 			}
-			return get(m)
+			return get(*m)
 		})
 	}
 	return [][]string{

@@ -74,7 +74,7 @@ func (f *requestFlags) request(url string) (*attack.Request, error) {
 }
 
 func (f *requestFlags) options() attack.Options {
-	return attack.Options{Timeout: f.timeout, Insecure: f.insecure, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys}
+	return attack.Options{Timeout: f.timeout, Insecure: f.insecure, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys, Names: flagName}
 }
 
 func (f *requestFlags) outPath(command string) string {

@@ -59,11 +59,11 @@ const (
 	traceMinReserve = 10
 	// continuousReturns single admissions over at least continuousSpan
 	// measure a continuous refill to well under 1% at the trace's
-	// resolution; windowSteps steps of at least stepSize admissions give a
+	// resolution; stepsSeen steps of at least stepSize admissions give a
 	// window's length and phase.
 	continuousReturns = 8
 	continuousSpan    = 2 * time.Second
-	windowSteps       = 2
+	stepsSeen         = 2
 	stepSize          = 3
 	// sustainDuration and sustainMaxRequests: when no burst was limited, the
 	// rest of the budget (at most this many) is sent evenly over this long,
@@ -395,7 +395,7 @@ func (p *planner) enough(tr []*attack.Result, elapsed time.Duration) bool {
 	continuous := singles >= continuousReturns && elapsed >= continuousSpan
 	// Window-sized steps, each followed by rejections again, give the
 	// window's length and phase.
-	steps := big >= windowSteps && !last.Admitted()
+	steps := big >= stepsSeen && !last.Admitted()
 	return continuous || steps
 }
 

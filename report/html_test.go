@@ -413,9 +413,9 @@ func TestChartExplainsWhatTheInferenceExplains(t *testing.T) {
 		r.Sent, r.FirstByte, r.Done = r.Sent+d, r.FirstByte+d, r.Done+d
 	}
 	for name, rs := range map[string][]attack.Result{"recorded": rec.Results, "jittered": jittered} {
-		obs := ObservationOf(rec.Header.Start, rs, nil)
+		obs := probe.NewObservation(rec.Header.Start, rs)
 		inf := probe.Infer(obs)
-		run := ProbeRun(rec.Header.Target, rec.Header.URL, obs, inf, 0, nil)
+		run := ProbeRun(rec.Header.Target, rec.Header.URL, &probe.Result{Observation: obs, Inference: inf}, nil)
 		rp, err := replayModel(&run)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

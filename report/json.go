@@ -206,10 +206,7 @@ func AttackFromStream(rec *attack.Recorded, path string) Run {
 	}
 	var rep *attack.Report
 	if o := profileOutcome(rec); o != nil {
-		rep = &attack.Report{Profile: h.Profile, Verdict: o.Verdict, Rows: o.Rows}
-		if len(o.Metrics) > 0 {
-			rep.Metrics = o.Metrics
-		}
+		rep = &attack.Report{Profile: h.Profile, Verdict: o.Verdict, Rows: o.Rows, Metrics: o.Metrics}
 	}
 	r := AttackRun(h.Target, h.URL, h.Profile, h.Start, rec.Results, rep, elapsed, notes)
 	if rep == nil {

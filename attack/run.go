@@ -1,0 +1,214 @@
+package attack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// RunOptions say what a run sends, how far it may go and where its results
+// go.
+type RunOptions struct {
+	Options // budgets, per-request timeout, the connection limit
+
+	// Request is what every shot sends (see NewRequest). Required.
+	Request *Request
+	// Out, when set, is the results stream (JSON Lines, see CreateStream):
+	// created before the first request, each result written as it
+	// completes, ended with the profile's outcome and the notes.
+	Out string
+	// Header describes the run in the stream's header (Command, Target,
+	// Options); Run fills in URL, Profile and Start.
+	Header StreamHeader
+	// Sinks also receive every result as it arrives (a progress line).
+	// Each must be safe for concurrent use.
+	Sinks []func(*Result)
+	// KeepResults keeps every result in RunResult.Results. Steady, whose
+	// runs can be huge, otherwise keeps only its aggregates.
+	KeepResults bool
+}
+
+// RunResult is what a run measured.
+type RunResult struct {
+	// Report is the profile's conclusion, with the run's notes. When the
+	// target could not be tested its Verdict says "not tested: " and why.
+	Report Report
+	// Summary aggregates every result of the run (the same as
+	// Report.Summary when the profile concluded).
+	Summary Summary
+	Start   time.Time     // wall clock of offset 0
+	Elapsed time.Duration // from Start to the end of the run
+	// Stopped says why the run was cut short ("" when it ran to plan): the
+	// profile's rates are then over the time actually spent, and a note
+	// says so.
+	Stopped StopReason
+	// Untested says why the target could not be tested ("" when it was):
+	// nothing was answered with an admission or a rejection, or the
+	// profile could not complete its experiment.
+	Untested string
+	// Concluded says the profile finished its analysis: Report is its
+	// table and verdict. Otherwise Report holds only the summary and notes.
+	Concluded bool
+	// Results are the kept results in send order (see KeepResults).
+	Results []*Result
+	// Out is the results file ("" without one); StreamErr is its own
+	// failure to write, which leaves the measurements themselves intact.
+	Out       string
+	StreamErr error
+}
+
+// CutShort reports whether a budget or the caller's context ended the run
+// before its plan did.
+func (r *RunResult) CutShort() bool { return r.Stopped != "" }
+
+// ErrUntested is wrapped by Run's error when the run happened but could not
+// test the target: every request failed, nothing was answered with an
+// admission or a rejection, or the profile could not complete its
+// experiment.
+var ErrUntested = errors.New("not tested")
+
+// Run runs profile p against opts.Request and returns what it measured. It
+// is the whole lifecycle: check p and opts, create the results stream,
+// start the engine, run the profile, wait for every request, and end the
+// stream with the outcome and the notes (a budget reached, an interruption).
+//
+// Cancelling ctx interrupts the run: requests in flight are abandoned, and
+// the result covers what was measured until then (Stopped is
+// StopInterrupted).
+//
+// The error is a *ConfigError, with a nil result, when p or opts cannot run
+// as given (nothing was sent); it wraps ErrUntested, with the partial
+// result, when the run could not test the target.
+func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
+	o := opts.Options
+	o.fill()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if opts.Request == nil {
+		return nil, configErr("RunOptions.Request", "no request to send: set RunOptions.Request (attack.NewRequest)")
+	}
+	if v, ok := p.(Validator); ok {
+		if err := v.Validate(o); err != nil {
+			return nil, err
+		}
+	}
+	col := NewCollector(opts.KeepResults || !aggregatesOnly(p))
+	sinks := []func(*Result){col.Add}
+	start := time.Now() // offset 0 of the run and the header's wall clock
+	var stream *Stream
+	if opts.Out != "" {
+		h := opts.Header
+		h.URL, h.Profile, h.Start = opts.Request.URL.String(), p.Name(), start
+		var err error
+		if stream, err = CreateStream(opts.Out, h); err != nil {
+			return nil, &ConfigError{Field: "RunOptions.Out", Msg: err.Error()}
+		}
+		sinks = append(sinks, stream.Add)
+	}
+	eng := New(opts.Request, o, append(sinks, opts.Sinks...)...)
+	rep, runErr := p.Run(eng.BeginAt(ctx, start), eng, col)
+	eng.Finish()
+
+	res := &RunResult{Start: start, Elapsed: eng.Now(), Stopped: eng.Stopped(), Summary: col.Metrics.Summary(), Out: opts.Out}
+	if col.Keep {
+		res.Results = col.Results()
+	}
+	notes := eng.Notes()
+	if res.Stopped == StopInterrupted {
+		n := fmt.Sprintf("interrupted after %.2f s: the figures cover only what was sent before", res.Elapsed.Seconds())
+		if opts.Out != "" {
+			n += "; the results so far are in " + opts.Out
+		}
+		notes = append(notes, n)
+	}
+	if runErr == nil {
+		res.Concluded = true
+		res.Untested = untested(res.Summary, res.Stopped)
+		if res.Untested != "" {
+			rep.Verdict = "not tested: " + res.Untested
+		}
+		rep.Notes = notes
+		res.Report = rep
+		if stream != nil {
+			stream.Conclude(rep)
+		}
+	} else {
+		res.Report = Report{Profile: p.Name(), Summary: res.Summary, Notes: notes}
+		// A profile that could not finish because nothing answered says
+		// so in its own words; the cause of every failure is the clearer.
+		if why := untested(res.Summary, res.Stopped); why != "" {
+			runErr = errors.New(why)
+		}
+		res.Untested = runErr.Error()
+	}
+	if stream != nil {
+		if res.Stopped == StopInterrupted {
+			stream.SetStopped(string(StopInterrupted))
+		}
+		res.StreamErr = stream.Close(notes, res.Elapsed)
+	}
+	switch {
+	case runErr != nil:
+		return res, fmt.Errorf("%w: %s: %w", ErrUntested, p.Name(), runErr)
+	case res.Untested != "":
+		return res, fmt.Errorf("%w: %s", ErrUntested, res.Untested)
+	}
+	return res, nil
+}
+
+// aggregatesOnly reports whether p analyses the aggregates alone, so its
+// results need not be kept.
+func aggregatesOnly(p Profile) bool {
+	switch p.(type) {
+	case Steady, *Steady:
+		return true
+	}
+	return false
+}
+
+// untested says why a run with this summary tested nothing: no request
+// was answered with an admission or a rejection, so nothing a limiter did
+// was observed. "" when something was.
+func untested(s Summary, stopped StopReason) string {
+	if s.Admitted+s.Rejected > 0 {
+		return ""
+	}
+	switch {
+	case s.Requests == 0 && stopped != "":
+		return fmt.Sprintf("no request was sent before the run was cut short (%s)", stopped)
+	case s.Requests == 0:
+		return "no request was sent"
+	case s.Errors == s.Requests:
+		if stopped == StopInterrupted {
+			// Interrupting abandons the requests in flight, so their
+			// errors may be the interruption's own.
+			return "the run was interrupted before any request was answered (the commonest error: " + commonest(s.ErrorKinds) + ")"
+		}
+		return "every request failed: " + commonest(s.ErrorKinds)
+	}
+	var parts []string
+	for code, n := range s.Statuses {
+		parts = append(parts, fmt.Sprintf("%d (%d)", code, n))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("no answer was an admission (2xx) or a rejection (429, 503, 403): statuses %s; is the URL right?", strings.Join(parts, ", "))
+}
+
+// commonest names the most frequent error, and how many others there were.
+func commonest(kinds map[string]int) string {
+	best, total := "", 0
+	for k, n := range kinds {
+		total += n
+		if n > kinds[best] || (n == kinds[best] && k < best) {
+			best = k
+		}
+	}
+	if len(kinds) > 1 {
+		return fmt.Sprintf("%s (%d of %d; %d other kinds of error)", best, kinds[best], total, len(kinds)-1)
+	}
+	return best
+}
