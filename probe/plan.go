@@ -179,9 +179,19 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 	if p.hintLimit > 0 {
 		size = min(max(2*p.hintLimit+10, minHintedBurst), maxHintedBurst)
 	}
+	conns := p.opt.Engine.MaxConns
+	if conns <= 0 {
+		conns = attack.DefaultMaxConns
+	}
 	for round := 0; round < burstRounds; round++ {
 		if size > p.left()-afterBurstReserve {
 			size = p.left() - afterBurstReserve
+		}
+		if size > conns {
+			// A burst holds one connection per request: never more
+			// than the engine's connection limit.
+			p.note("burst %d capped at the connection limit of %d", round+1, conns)
+			size = conns
 		}
 		if size < minBurstSize {
 			p.note("the request budget could not hold burst %d (%d requests left, %d kept for the phases after it)", round+1, p.left(), afterBurstReserve)
