@@ -37,6 +37,11 @@ type Inference struct {
 	// Push says how hard the plan pushed a target that rejected nothing
 	// (family none): what "no limit" was tested up to.
 	Push *Push `json:"push,omitempty"`
+
+	// fitted is the tied best candidate nearest the reported values: the
+	// model Model returns, which explains exactly Explained decisions (the
+	// midpoint of the tied range need not be a tied candidate itself).
+	fitted limiter.Config
 }
 
 // Push is what a target with no observed limit admitted.
@@ -349,6 +354,28 @@ func (inf *Inference) setParams(cs []Candidate) {
 	case limiter.Concurrency:
 		inf.MaxInflight = c.MaxInflight
 	}
+	inf.fitted = nearestCandidate(cs, *inf)
+}
+
+// nearestCandidate is the tied candidate closest to the reported values,
+// each parameter's distance relative to its value.
+func nearestCandidate(cs []Candidate, inf Inference) limiter.Config {
+	rel := func(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(b), 1e-9) }
+	best, bestD := cs[0].Config, math.Inf(1)
+	for _, x := range cs {
+		c := x.Config
+		var d float64
+		switch c.Algo {
+		case limiter.TokenBucket, limiter.LeakyShaping:
+			d = rel(c.Rate, inf.RatePerS) + rel(float64(c.Burst), float64(inf.Burst))
+		case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
+			d = rel(float64(c.Limit), float64(inf.Limit)) + rel(c.Window.Seconds(), inf.WindowS)
+		}
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
 }
 
 func alignmentOf(cs []Candidate) string {
@@ -461,6 +488,11 @@ func (o *Observation) undecidedReason() string {
 // Model is the reference limiter this inference names, as a config that
 // limiter.New builds: what grading replays against and what reports draw.
 func (inf Inference) Model() (limiter.Config, error) {
+	if inf.fitted.Algo == inf.Family && inf.Family != "" {
+		// The model the fit scored (an inference read back from JSON has
+		// only the reported values, below).
+		return inf.fitted, inf.fitted.Validate()
+	}
 	c := limiter.Config{Algo: inf.Family}
 	switch inf.Family {
 	case limiter.TokenBucket:

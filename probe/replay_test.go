@@ -137,3 +137,37 @@ func TestReplayIsWhatTheFitScores(t *testing.T) {
 		}
 	}
 }
+
+// The model an inference names (Model) explains exactly the decisions the
+// inference says it explains — also where the reported value is the middle
+// of a range of tied candidates that is not itself one of them.
+func TestModelExplainsWhatTheInferenceSays(t *testing.T) {
+	configs := []limiter.Config{
+		{Algo: limiter.TokenBucket, Rate: 10, Burst: 5},
+		{Algo: limiter.TokenBucket, Rate: 2, Burst: 1},
+		{Algo: limiter.SlidingLog, Limit: 10, Window: time.Second},
+		{Algo: limiter.SlidingCounter, Limit: 20, Window: 2 * time.Second},
+		{Algo: limiter.FixedWindow, Limit: 10, Window: 1500 * time.Millisecond, Align: limiter.AlignWall},
+		{Algo: limiter.FixedWindow, Limit: 20, Window: 2 * time.Second, Align: limiter.AlignFirst},
+	}
+	for _, cfg := range configs {
+		for _, every := range []time.Duration{30 * time.Millisecond, 100 * time.Millisecond, 230 * time.Millisecond} {
+			obs := simulated(t, cfg, epoch, 650*time.Millisecond, every)
+			inf := Infer(obs)
+			if inf.Family == Inconclusive || inf.Family == limiter.None {
+				continue
+			}
+			m, err := inf.Model()
+			if err != nil {
+				t.Fatalf("%+v: %v", cfg, err)
+			}
+			rp, err := Replay(obs, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rp.Explained() != inf.Explained {
+				t.Errorf("truth %+v, trace every %s: inferred %s explains %d, its model %+v %d", cfg, every, inf.Summary(), inf.Explained, m, rp.Explained())
+			}
+		}
+	}
+}
