@@ -1,0 +1,194 @@
+package probe
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/headers"
+)
+
+// Silent waits: the probe's other phases keep knocking, and a limiter that
+// counts rejected requests (a window restarted by every over-limit request,
+// a log of blocked attempts) stays closed because of the knocking itself.
+// What Retry-After and Reset promise is what a well-behaved client sees:
+// after a rejection it sends nothing on that key until the time the header
+// names, then one request. These phases do exactly that, so the grade can
+// judge the headers on the waits the headers ask for.
+const (
+	// phaseRetryWait is the one request sent when a rejection's
+	// Retry-After has passed in silence.
+	phaseRetryWait = "retry-wait"
+	// phaseResetWait is the one request sent when a rejection's Reset
+	// (X-RateLimit-Reset, RateLimit t) has passed in silence.
+	phaseResetWait = "reset-wait"
+	// phaseSilentExhaust are the sequential requests that use the quota
+	// up again between the two waits.
+	phaseSilentExhaust = "silent-exhaust"
+)
+
+// silentMargin is added to every wait: the timer's lateness on a loaded
+// machine is on top of it, never under it.
+const silentMargin = 10 * time.Millisecond
+
+// silentWaits reserves the time the two silent waits need at the end of the
+// probe (taking it from the phases that run before) and returns the function
+// that runs them. Use it as `defer p.silentWaits(ctx)()` before the phases
+// whose time it takes.
+func (p *planner) silentWaits(ctx context.Context) func() {
+	reserve := time.Duration(0)
+	if r := p.latestOfKey(); r != nil && r.Rejected() {
+		done := p.e.Start().Add(r.Done)
+		// Each wait: its length, a round trip and the margin; the second
+		// also re-exhausts the quota first.
+		var needRA, needReset time.Duration
+		if at, ok := retryAfterOf(p.e.Start(), r); ok {
+			needRA = max(at.Sub(done), 0) + p.calibrationRTT() + silentMargin
+		}
+		if at, ok := resetOf(p.e.Start(), r); ok {
+			needReset = max(at.Sub(done), 0) + p.calibrationRTT() + silentMargin + 300*time.Millisecond
+		}
+		// Only what leaves the other phases at least half the time: a
+		// window of minutes cannot be waited out in the budget.
+		half := (p.deadline - p.e.Now()) / 2
+		switch {
+		case needRA+needReset <= half:
+			reserve = needRA + needReset
+		case needRA <= half:
+			reserve = needRA
+		}
+	}
+	p.deadline -= reserve
+	return func() {
+		p.deadline += reserve
+		p.e.Wait() // the last scheduled requests are in
+		p.retryWait(ctx)
+		p.resetWait(ctx)
+	}
+}
+
+// retryWait waits out the latest rejection's Retry-After in silence, then
+// sends one request.
+func (p *planner) retryWait(ctx context.Context) {
+	r := p.rejectionOfKey(ctx)
+	if r == nil {
+		p.note("silent wait for Retry-After not run: no rejection to wait out")
+		return
+	}
+	at, ok := retryAfterOf(p.e.Start(), r)
+	if !ok {
+		p.note("silent wait for Retry-After not run: seq %d carried no readable Retry-After", r.Seq)
+		return
+	}
+	p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After")
+}
+
+// resetWait waits, in silence, for the instant the latest rejection said
+// the quota is back (the earliest of X-RateLimit-Reset and RateLimit t),
+// then sends one request.
+func (p *planner) resetWait(ctx context.Context) {
+	r := p.rejectionOfKey(ctx)
+	if r == nil {
+		p.note("silent wait for Reset not run: no rejection to wait out")
+		return
+	}
+	at, ok := resetOf(p.e.Start(), r)
+	if !ok {
+		p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
+		return
+	}
+	p.silentRetry(ctx, r, at, phaseResetWait, "Reset")
+}
+
+// silentRetry sleeps until at (and at least until r completed) plus the
+// margin, sending nothing, then sends one request in phase.
+func (p *planner) silentRetry(ctx context.Context, r *attack.Result, at time.Time, phase, what string) {
+	wake := max(at.Sub(p.e.Start()), r.Done) + p.calibrationRTT() + silentMargin
+	if wake > p.deadline {
+		p.note("silent wait for %s not run: seq %d asked for %.2f s, beyond the probe's time budget", what, r.Seq, (wake - r.Done).Seconds())
+		return
+	}
+	if p.left() < 1 || !sleep(ctx, wake-p.e.Now()) {
+		return
+	}
+	p.e.Do(ctx, attack.Shot{Phase: phase})
+}
+
+// rejectionOfKey returns the probe key's latest result if it is a
+// rejection, or uses the quota up with sequential requests until one is
+// (a bounded number: a concurrency cap never rejects them).
+func (p *planner) rejectionOfKey(ctx context.Context) *attack.Result {
+	if r := p.latestOfKey(); r != nil && r.Rejected() {
+		return r
+	}
+	n := max(2*p.hintLimit+10, 50)
+	for range n {
+		if p.left() < 2 || p.e.Now() > p.deadline {
+			return nil
+		}
+		r, ok := p.e.Do(ctx, attack.Shot{Phase: phaseSilentExhaust})
+		if !ok {
+			return nil
+		}
+		if r.Error == "" && r.Rejected() {
+			return r
+		}
+	}
+	return nil
+}
+
+// latestOfKey is the decided result of the probe's key sent last.
+func (p *planner) latestOfKey() *attack.Result {
+	var last *attack.Result
+	for _, r := range p.col.Results() {
+		if r.Key == "" && decided(r) && (last == nil || r.Sent > last.Sent) {
+			last = r
+		}
+	}
+	return last
+}
+
+// retryAfterOf is the instant r's Retry-After names, read as leniently as a
+// forgiving client would: a date as itself (the target is on this machine,
+// its clock is ours), a delay from when the answer arrived.
+func retryAfterOf(start time.Time, r *attack.Result) (time.Time, bool) {
+	v, ok := r.Headers["retry-after"]
+	if !ok {
+		return time.Time{}, false
+	}
+	ra, _, ok := headers.ReadRetryAfterLeniently(v, time.Time{})
+	switch {
+	case !ok:
+		return time.Time{}, false
+	case ra.Form == headers.RetryAfterDate:
+		return ra.At, true
+	}
+	return start.Add(r.Done).Add(ra.Delay), true
+}
+
+// resetOf is the earliest instant r's quota fields say capacity is back.
+func resetOf(start time.Time, r *attack.Result) (time.Time, bool) {
+	h := http.Header{}
+	for k, v := range r.Headers {
+		h.Set(k, v)
+	}
+	var at time.Time
+	earliest := func(t time.Time) {
+		if at.IsZero() || t.Before(at) {
+			at = t
+		}
+	}
+	if x, _ := headers.ParseXRateLimit(h, time.Time{}); x.Reset.Present && x.Reset.Err == nil {
+		switch {
+		case !x.ResetAt.IsZero():
+			earliest(x.ResetAt)
+		case x.ResetUnit == headers.ResetDeltaSeconds:
+			earliest(start.Add(r.Done).Add(x.ResetIn))
+		}
+	}
+	if ietf, _ := headers.ParseIETF(h); len(ietf.Current) > 0 && ietf.Current[0].HasReset {
+		earliest(start.Add(r.Done).Add(time.Duration(ietf.Current[0].ResetSeconds) * time.Second))
+	}
+	return at, !at.IsZero()
+}
