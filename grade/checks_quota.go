@@ -411,7 +411,7 @@ func checkLimitAgrees(v *view) verdict {
 					problems = append(problems, fmt.Sprintf("%s %d, but the limiter behaves as %s %d", name, l, what, capN))
 					break
 				}
-				base, alt := v.replayMismatches(cfg), v.replayMismatches(withCapacity(cfg, int(l)))
+				base, alt := v.replayMismatches(cfg), v.advertisedReplay(cfg, int(l))
 				if base >= 0 && alt >= 0 && alt <= base+max(1, len(v.rs)/200) {
 					fine = append(fine, fmt.Sprintf("%s %d explains the decisions as well as the inferred %s %d (%d vs %d of %d wrong)", name, l, what, capN, alt, base, len(v.rs)))
 					break
@@ -620,4 +620,53 @@ func (v *view) limitName(src string) string {
 		}
 	}
 	return src + "-Limit"
+}
+
+// advertisedReplay is how many decisions the inferred model gets wrong with
+// the advertised limit l in place of the inferred capacity. For a fixed
+// window it also tries the window the policy advertises and a window
+// restarted by every rejection (penalty=restart, which the inference does
+// not fit yet): a limiter that counts rejected attempts makes the
+// inference stretch its window and limit to explain the lockout, and the
+// advertised policy should be judged as the limiter it describes. The best
+// of them counts; -1 when none can be replayed.
+func (v *view) advertisedReplay(cfg limiter.Config, l int) int {
+	best := v.replayMismatches(withCapacity(cfg, l))
+	if cfg.Algo != limiter.FixedWindow {
+		return best
+	}
+	windows := []time.Duration{cfg.Window}
+	if w := v.advertisedWindow(); w > 0 && w != cfg.Window {
+		windows = append(windows, w)
+	}
+	for _, w := range windows {
+		for _, penalty := range []string{limiter.PenaltyNone, limiter.PenaltyRestart} {
+			c := withCapacity(cfg, l)
+			c.Window, c.Penalty = w, penalty
+			if m := v.replayMismatches(c); m >= 0 && (best < 0 || m < best) {
+				best = m
+			}
+		}
+	}
+	return best
+}
+
+// advertisedWindow is the policy window (RateLimit-Policy w, or the vendor
+// field -Duration) the responses state most often; 0 when none does.
+func (v *view) advertisedWindow() time.Duration {
+	count := map[time.Duration]int{}
+	for _, r := range v.rs {
+		if w, ok := r.policyWindow(); ok {
+			count[time.Duration(w)*time.Second]++
+		} else if d := r.x.Duration; d.Present && d.Err == nil && d.Seconds > 0 {
+			count[time.Duration(d.Seconds*float64(time.Second))]++
+		}
+	}
+	best, n := time.Duration(0), 0
+	for w, c := range count {
+		if c > n || c == n && w < best {
+			best, n = w, c
+		}
+	}
+	return best
 }

@@ -633,3 +633,52 @@ func TestNonIntegerLimitAndFieldNames(t *testing.T) {
 		t.Errorf("reset.sane %q", c.Actual)
 	}
 }
+
+// A window restarted by every over-limit request: the inference (whose
+// models count no rejected request) stretches its limit and window to
+// explain the lockout, but the advertised policy — 10 per 2 s, with the
+// restart — reproduces every decision: the limit agrees.
+func TestLimitAgreesWithARestartedWindow(t *testing.T) {
+	lim, err := limiter.New(limiter.Config{Algo: limiter.FixedWindow, Limit: 10, Window: 2 * time.Second, Align: limiter.AlignWall, Penalty: limiter.PenaltyRestart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder()
+	send := func(phase string, at float64) *attack.Result {
+		d := lim.Allow("", t0.Add(ms(at+0.5))) // decided half a round trip after the send
+		kv := xq(10, d.Remaining, t0.Add(ms(at)+d.Reset+time.Second-1).Unix(), "ratelimit-policy", `"default";q=10;w=2`)
+		if !d.Allowed {
+			return b.add(phase, at, 429, append(kv, "retry-after", fmt.Sprint(int(d.RetryAfter.Seconds()+0.999)))...)
+		}
+		return b.add(phase, at, 200, kv...)
+	}
+	// Calibration at the end of one wall window, the burst in the next:
+	// 13 admitted in under a second, which a long first-aligned window of
+	// 12 or 13 explains better than 10 without the restart.
+	for _, at := range []float64{1500, 1700, 1900} {
+		send("calibrate", at)
+	}
+	for i := range 30 {
+		send("burst", 2100+0.01*float64(i))
+	}
+	at := 2200.0
+	for cycle := range 3 {
+		for ; at < 2200+float64(cycle+1)*6000; at += 50 { // knocking: locked out
+			send("trace", at)
+		}
+		last := at - 50
+		at = last + 2011 // silent for the Retry-After
+		for range 12 {
+			send("retry-wait", at)
+			at += 20
+		}
+	}
+	// What the inference said of such a probe: limit 12 per 12.6 s. With 10
+	// in its place it gets more decisions wrong; with the advertised policy
+	// and the restart, none but the boundary's.
+	inf := probe.Inference{Family: limiter.FixedWindow, Limit: 12, WindowS: 12.6, Alignment: limiter.AlignFirst, Confidence: 0.62}
+	c := check(t, b.grade(inf), "limit.agrees", Pass)
+	if !strings.Contains(c.Actual, "explains the decisions as well") {
+		t.Errorf("%s", c.Actual)
+	}
+}

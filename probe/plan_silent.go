@@ -63,42 +63,26 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 	return func() {
 		p.deadline += reserve
 		p.e.Wait() // the last scheduled requests are in
-		p.retryWait(ctx)
-		p.resetWait(ctx)
+		r := p.rejectionOfKey(ctx)
+		if r == nil {
+			p.note("silent waits not run: no rejection to wait out")
+			return
+		}
+		if at, ok := retryAfterOf(p.e.Start(), r); ok {
+			p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After")
+		} else {
+			p.note("silent wait for Retry-After not run: seq %d carried no readable Retry-After", r.Seq)
+		}
+		if r = p.rejectionOfKey(ctx); r == nil {
+			p.note("silent wait for Reset not run: no rejection to wait out")
+			return
+		}
+		if at, ok := resetOf(p.e.Start(), r); ok {
+			p.silentRetry(ctx, r, at, phaseResetWait, "Reset")
+		} else {
+			p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
+		}
 	}
-}
-
-// retryWait waits out the latest rejection's Retry-After in silence, then
-// sends one request.
-func (p *planner) retryWait(ctx context.Context) {
-	r := p.rejectionOfKey(ctx)
-	if r == nil {
-		p.note("silent wait for Retry-After not run: no rejection to wait out")
-		return
-	}
-	at, ok := retryAfterOf(p.e.Start(), r)
-	if !ok {
-		p.note("silent wait for Retry-After not run: seq %d carried no readable Retry-After", r.Seq)
-		return
-	}
-	p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After")
-}
-
-// resetWait waits, in silence, for the instant the latest rejection said
-// the quota is back (the earliest of X-RateLimit-Reset and RateLimit t),
-// then sends one request.
-func (p *planner) resetWait(ctx context.Context) {
-	r := p.rejectionOfKey(ctx)
-	if r == nil {
-		p.note("silent wait for Reset not run: no rejection to wait out")
-		return
-	}
-	at, ok := resetOf(p.e.Start(), r)
-	if !ok {
-		p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
-		return
-	}
-	p.silentRetry(ctx, r, at, phaseResetWait, "Reset")
 }
 
 // silentRetry sleeps until at (and at least until r completed) plus the
