@@ -624,9 +624,9 @@ func (v *view) limitName(src string) string {
 
 // advertisedReplay is how many decisions the inferred model gets wrong with
 // the advertised limit l in place of the inferred capacity. For a fixed
-// window it also tries the window the policy advertises and a window
-// restarted by every rejection (penalty=restart, which the inference does
-// not fit yet): a limiter that counts rejected attempts makes the
+// window it also tries the window the policy advertises, both alignments,
+// and a window restarted by every rejection (penalty=restart, which the
+// inference does not fit yet): a limiter that counts rejected attempts makes the
 // inference stretch its window and limit to explain the lockout, and the
 // advertised policy should be judged as the limiter it describes. The best
 // of them counts; -1 when none can be replayed.
@@ -639,12 +639,15 @@ func (v *view) advertisedReplay(cfg limiter.Config, l int) int {
 	if w := v.advertisedWindow(); w > 0 && w != cfg.Window {
 		windows = append(windows, w)
 	}
+	// The policy says nothing of alignment either: try both.
 	for _, w := range windows {
 		for _, penalty := range []string{limiter.PenaltyNone, limiter.PenaltyRestart} {
-			c := withCapacity(cfg, l)
-			c.Window, c.Penalty = w, penalty
-			if m := v.replayMismatches(c); m >= 0 && (best < 0 || m < best) {
-				best = m
+			for _, align := range []string{limiter.AlignWall, limiter.AlignFirst} {
+				c := withCapacity(cfg, l)
+				c.Window, c.Penalty, c.Align = w, penalty, align
+				if m := v.replayMismatches(c); m >= 0 && (best < 0 || m < best) {
+					best = m
+				}
 			}
 		}
 	}
