@@ -355,8 +355,12 @@ func addSeq(s []int, more ...int) []int {
 // maxSeqs bounds the request numbers a check lists as evidence.
 const maxSeqs = 12
 
-// isBurst reports whether a plan phase is a burst released at one instant.
-func isBurst(phase string) bool { return phase == "burst" || strings.HasPrefix(phase, "burst-") }
+// isBurst reports whether a plan phase is a burst released at one instant
+// (the probe's bursts, and the one its silent waits may release to get a
+// rejection from a concurrency cap).
+func isBurst(phase string) bool {
+	return phase == "burst" || strings.HasPrefix(phase, "burst-") || phase == "silent-burst"
+}
 
 // resetsTwice reports the server's own word that rs spans a window reset,
 // independent of the inference (which a straddling burst can mislead): the

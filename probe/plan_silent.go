@@ -26,6 +26,9 @@ const (
 	// phaseSilentExhaust are the sequential requests that use the quota
 	// up again between the two waits.
 	phaseSilentExhaust = "silent-exhaust"
+	// phaseSilentBurst is the burst released at one instant when
+	// sequential requests find no limit (a concurrency cap).
+	phaseSilentBurst = "silent-burst"
 )
 
 // silentMargin is added to every wait: the timer's lateness on a loaded
@@ -38,7 +41,7 @@ const silentMargin = 10 * time.Millisecond
 // whose time it takes.
 func (p *planner) silentWaits(ctx context.Context) func() {
 	reserve := time.Duration(0)
-	if r := p.latestOfKey(); r != nil && r.Rejected() {
+	if r := p.latestOfKey(); r != nil && r.Rejected() && p.oneKey() {
 		done := p.e.Start().Add(r.Done)
 		// Each wait: its length, a round trip and the margin; the second
 		// also re-exhausts the quota first.
@@ -63,6 +66,10 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 	return func() {
 		p.deadline += reserve
 		p.e.Wait() // the last scheduled requests are in
+		if !p.oneKey() {
+			p.note("silent waits not run: the requests went to several keys")
+			return
+		}
 		r := p.rejectionOfKey(ctx)
 		if r == nil {
 			p.note("silent waits not run: no rejection to wait out")
@@ -100,8 +107,10 @@ func (p *planner) silentRetry(ctx context.Context, r *attack.Result, at time.Tim
 }
 
 // rejectionOfKey returns the probe key's latest result if it is a
-// rejection, or uses the quota up with sequential requests until one is
-// (a bounded number: a concurrency cap never rejects them).
+// rejection, or uses the quota up until one is: sequential requests (a
+// bounded number), then, for a limiter they never exhaust (a concurrency
+// cap), one burst released at one instant whose last-sent request must be
+// the rejection — nothing of the key is sent after it.
 func (p *planner) rejectionOfKey(ctx context.Context) *attack.Result {
 	if r := p.latestOfKey(); r != nil && r.Rejected() {
 		return r
@@ -119,6 +128,19 @@ func (p *planner) rejectionOfKey(ctx context.Context) *attack.Result {
 			return r
 		}
 	}
+	size := min(max(2*p.hintLimit+10, 20), p.left()-2)
+	if size < 2 || p.e.Now() > p.deadline {
+		return nil
+	}
+	shots := make([]attack.Shot, size)
+	for i := range shots {
+		shots[i] = attack.Shot{Phase: phaseSilentBurst}
+	}
+	p.e.Burst(ctx, p.e.Now()+5*time.Millisecond, shots)
+	p.e.Wait() // every one of them answered: nothing in flight while waiting
+	if r := p.latestOfKey(); r != nil && r.Phase == phaseSilentBurst && r.Rejected() {
+		return r
+	}
 	return nil
 }
 
@@ -126,11 +148,24 @@ func (p *planner) rejectionOfKey(ctx context.Context) *attack.Result {
 func (p *planner) latestOfKey() *attack.Result {
 	var last *attack.Result
 	for _, r := range p.col.Results() {
-		if r.Key == "" && decided(r) && (last == nil || r.Sent > last.Sent) {
+		if r.Phase != phaseScopeOther && decided(r) && (last == nil || r.Sent > last.Sent) {
 			last = r
 		}
 	}
 	return last
+}
+
+// oneKey reports whether the probe's requests all went to one key. With
+// --keys the engine spreads them over several, and nothing the plan sends
+// next is known to land on the key it waited for.
+func (p *planner) oneKey() bool {
+	keys := map[string]bool{}
+	for _, r := range p.col.Results() {
+		if r.Phase != phaseScopeOther {
+			keys[r.Key] = true
+		}
+	}
+	return len(keys) <= 1
 }
 
 // retryAfterOf is the instant r's Retry-After names, read as leniently as a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
 // A window restarted by every over-limit request never reopens while the
@@ -75,5 +76,36 @@ func TestSilentWaitsNeedHeaders(t *testing.T) {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
+	}
+}
+
+// Requests spread over several keys (--keys): no wait is silent on a key
+// the plan can name, so none is run.
+func TestSilentWaitsNeedOneKey(t *testing.T) {
+	srv, err := refserver.StartBuiltin("builtin:fixed_window?limit=5&window=1s&scope=header:X-Key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	req, err := attack.NewRequest("GET", srv.URL, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.KeyHeader = "X-Key"
+	col := attack.NewCollector(true)
+	e := attack.New(req, attack.Options{MaxRequests: DefaultMaxRequests, MaxDuration: 14 * time.Second, Keys: 3}, col.Add)
+	ctx := e.Begin(context.Background())
+	obs, err := Run(ctx, e, col, Options{MaxTime: 4 * time.Second})
+	e.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range obs.Results {
+		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait || r.Phase == phaseSilentExhaust {
+			t.Fatalf("a %s request although the keys rotate", r.Phase)
+		}
+	}
+	if notes := strings.Join(obs.Notes, "\n"); !strings.Contains(notes, "silent waits not run: the requests went to several keys") {
+		t.Errorf("notes %q", notes)
 	}
 }
