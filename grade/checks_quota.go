@@ -71,6 +71,8 @@ func checkQuotaConsistent(v *view) verdict {
 	n, nBad := 0, 0
 	limits := map[string]map[int64]bool{}
 	var last *res
+	var nonInteger []*res
+	var exNonInteger, vendor string
 	flag := func(r *res, format string, a ...any) {
 		if len(problems) < 3 {
 			problems = append(problems, fmt.Sprintf("seq %d: ", r.Seq)+fmt.Sprintf(format, a...))
@@ -100,7 +102,7 @@ func checkQuotaConsistent(v *view) verdict {
 		qs := r.quotas()
 		for _, q := range qs {
 			if q.hasLimit && q.hasRemaining && q.remaining > q.limit && q.src == srcX {
-				flag(r, "%s-Remaining %d exceeds the limit %d", q.src, q.remaining, q.limit)
+				flag(r, "%s %d exceeds %s %d", q.remainingName, q.remaining, q.limitName, q.limit)
 			}
 			if q.hasLimit {
 				if limits[q.src] == nil {
@@ -112,18 +114,36 @@ func checkQuotaConsistent(v *view) verdict {
 		if len(qs) == 2 {
 			a, b := qs[0], qs[1]
 			if a.hasLimit && b.hasLimit && a.limit != b.limit {
-				flag(r, "X-RateLimit-Limit %d but RateLimit-Policy q=%d", a.limit, b.limit)
+				flag(r, "%s %d but %s %d", a.limitName, a.limit, b.limitName, b.limit)
 			}
 			if a.hasRemaining && b.hasRemaining && a.remaining != b.remaining {
-				flag(r, "X-RateLimit-Remaining %d but RateLimit r=%d", a.remaining, b.remaining)
+				flag(r, "%s %d but %s %d", a.remainingName, a.remaining, b.remainingName, b.remaining)
 			}
+		}
+		for _, f := range []headers.IntField{r.x.Limit, r.x.Remaining, r.x.Used} {
+			if f.NonInteger {
+				nonInteger = append(nonInteger, r)
+				if exNonInteger == "" {
+					exNonInteger = fmt.Sprintf("seq %d: %s", r.Seq, strings.Join(r.x.Findings, "; "))
+				}
+				break
+			}
+		}
+		if r.x.Duration.Present && r.x.Duration.Err == nil && vendor == "" {
+			vendor = fmt.Sprintf("; vendor field %s-Duration %s read as the window", r.x.Spelling, r.x.Duration.Raw)
 		}
 	}
 	if n == 0 {
 		return skip(noQuota)
 	}
 	if len(bad) > 0 {
-		return verdict{outcome: Fail, actual: fmt.Sprintf("%d of %d responses with quota fields are inconsistent; %s", nBad, n, strings.Join(problems, "; ")), seqs: bad}
+		return verdict{outcome: Fail, actual: fmt.Sprintf("%d of %d responses with quota fields are inconsistent; %s%s", nBad, n, strings.Join(problems, "; "), vendor), seqs: bad}
+	}
+	if len(nonInteger) > 0 {
+		// Readable and consistent, but a client that parses an integer
+		// (as the convention and every draft's q/r do) rejects it.
+		return verdict{outcome: Warn, actual: fmt.Sprintf("%d of %d responses carry a non-integer count; e.g. %s%s", len(nonInteger), n, exNonInteger, vendor),
+			hint: "send whole numbers for Limit, Remaining and Used", seqs: seqs(nonInteger, maxSeqs)}
 	}
 	for src, set := range limits {
 		if len(set) > 1 {
@@ -136,7 +156,7 @@ func checkQuotaConsistent(v *view) verdict {
 				hint: "advertise the policy, not a value that moves"}
 		}
 	}
-	return verdict{outcome: Pass, actual: fmt.Sprintf("%d responses with quota fields, all consistent", n)}
+	return verdict{outcome: Pass, actual: fmt.Sprintf("%d responses with quota fields, all consistent%s", n, vendor)}
 }
 
 // remainingOf returns what src said was remaining on r.
@@ -299,6 +319,18 @@ func (v *view) nextAlone(i int) (*res, bool) {
 	return nil, false
 }
 
+// silentNext returns the key's next request after v.rs[i] when it is a
+// test of what v.rs[i] said about waiting: sent after every earlier request
+// of the key completed (nothing in flight, nothing sent in between), and
+// not one of a burst, whose members take capacity from each other.
+func (v *view) silentNext(i int) *res {
+	n, clear := v.nextAlone(i)
+	if n == nil || !clear || isBurst(n.Phase) {
+		return nil
+	}
+	return n
+}
+
 // advertisedLimit is the value src states most often on admitted responses
 // (and on any response when none was admitted with it).
 func (v *view) advertisedLimit(src string) (int64, bool) {
@@ -361,7 +393,7 @@ func checkLimitAgrees(v *view) verdict {
 		if !ok {
 			continue
 		}
-		name := map[string]string{srcX: "X-RateLimit-Limit", srcIETF: "RateLimit-Policy q"}[src]
+		name := v.limitName(src)
 		if v.inf.Family == limiter.None {
 			continue
 		}
@@ -379,7 +411,7 @@ func checkLimitAgrees(v *view) verdict {
 					problems = append(problems, fmt.Sprintf("%s %d, but the limiter behaves as %s %d", name, l, what, capN))
 					break
 				}
-				base, alt := v.replayMismatches(cfg), v.replayMismatches(withCapacity(cfg, int(l)))
+				base, alt := v.replayMismatches(cfg), v.advertisedReplay(cfg, int(l))
 				if base >= 0 && alt >= 0 && alt <= base+max(1, len(v.rs)/200) {
 					fine = append(fine, fmt.Sprintf("%s %d explains the decisions as well as the inferred %s %d (%d vs %d of %d wrong)", name, l, what, capN, alt, base, len(v.rs)))
 					break
@@ -388,12 +420,13 @@ func checkLimitAgrees(v *view) verdict {
 					name, l, what, capN, l, alt, len(v.rs), capN, base))
 			}
 		}
-		if most > 0 {
+		// More admitted at one instant than advertised disagrees whatever
+		// the inference; fewer only agrees when the inference measured the
+		// capacity too (a burst may have been cut short by anything).
+		if most > int(l)+slack {
 			checked++
-			if most > int(l)+slack {
-				problems = append(problems, fmt.Sprintf("%d admitted in one burst against %s %d", most, name, l))
-				bad = addSeq(bad, seqs(which, maxSeqs)...)
-			}
+			problems = append(problems, fmt.Sprintf("%d admitted in one burst against %s %d", most, name, l))
+			bad = addSeq(bad, seqs(which, maxSeqs)...)
 		}
 	}
 	if checked == 0 {
@@ -402,7 +435,7 @@ func checkLimitAgrees(v *view) verdict {
 				return skip("no limit advertised")
 			}
 		}
-		return skip("the probe measured no capacity to compare with (inference %s, confidence %.2f)", v.inf.Family, v.inf.Confidence)
+		return skip("the inference is not confident enough to compare the advertised limit with (%s, confidence %.2f < %.2f)", v.inf.Family, v.inf.Confidence, minConfidence)
 	}
 	if len(problems) > 0 {
 		return verdict{outcome: Fail, actual: strings.Join(problems, "; "), hint: "advertise the limit the limiter enforces", seqs: bad}
@@ -464,7 +497,7 @@ func checkResetSane(v *view) verdict {
 			if w > 0 && float64(cur.ResetSeconds) > 2*w+1 {
 				far = append(far, r)
 				if exFar == "" {
-					exFar = fmt.Sprintf("seq %d: RateLimit t=%d; the window/refill time is %.3g s", r.Seq, cur.ResetSeconds, w)
+					exFar = fmt.Sprintf("seq %d: %s %d; the window/refill time is %.3g s", r.Seq, ietfName(r.ietf.Generation, "reset"), cur.ResetSeconds, w)
 				}
 			}
 		}
@@ -509,7 +542,7 @@ func (v *view) resetUnits() string {
 			units["X-RateLimit-Reset "+string(r.x.ResetUnit)] = true
 		}
 		if len(r.ietf.Current) > 0 && r.ietf.Current[0].HasReset {
-			units["RateLimit t delta-s"] = true
+			units[ietfName(r.ietf.Generation, "reset")+" delta-s"] = true
 		}
 	}
 	var out []string
@@ -573,4 +606,70 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// limitName names the field src's advertised limit came from on the
+// responses that carried it ("X-Rate-Limit-Limit", "RateLimit-Policy q",
+// "RateLimit-Limit", ...).
+func (v *view) limitName(src string) string {
+	for _, r := range v.rs {
+		for _, q := range r.quotas() {
+			if q.src == src && q.hasLimit {
+				return q.limitName
+			}
+		}
+	}
+	return src + "-Limit"
+}
+
+// advertisedReplay is how many decisions the inferred model gets wrong with
+// the advertised limit l in place of the inferred capacity. For a fixed
+// window it also tries the window the policy advertises, both alignments,
+// and a window restarted by every rejection (penalty=restart, which the
+// inference does not fit yet): a limiter that counts rejected attempts makes the
+// inference stretch its window and limit to explain the lockout, and the
+// advertised policy should be judged as the limiter it describes. The best
+// of them counts; -1 when none can be replayed.
+func (v *view) advertisedReplay(cfg limiter.Config, l int) int {
+	best := v.replayMismatches(withCapacity(cfg, l))
+	if cfg.Algo != limiter.FixedWindow {
+		return best
+	}
+	windows := []time.Duration{cfg.Window}
+	if w := v.advertisedWindow(); w > 0 && w != cfg.Window {
+		windows = append(windows, w)
+	}
+	// The policy says nothing of alignment either: try both.
+	for _, w := range windows {
+		for _, penalty := range []string{limiter.PenaltyNone, limiter.PenaltyRestart} {
+			for _, align := range []string{limiter.AlignWall, limiter.AlignFirst} {
+				c := withCapacity(cfg, l)
+				c.Window, c.Penalty, c.Align = w, penalty, align
+				if m := v.replayMismatches(c); m >= 0 && (best < 0 || m < best) {
+					best = m
+				}
+			}
+		}
+	}
+	return best
+}
+
+// advertisedWindow is the policy window (RateLimit-Policy w, or the vendor
+// field -Duration) the responses state most often; 0 when none does.
+func (v *view) advertisedWindow() time.Duration {
+	count := map[time.Duration]int{}
+	for _, r := range v.rs {
+		if w, ok := r.policyWindow(); ok {
+			count[time.Duration(w)*time.Second]++
+		} else if d := r.x.Duration; d.Present && d.Err == nil && d.Seconds > 0 {
+			count[time.Duration(d.Seconds*float64(time.Second))]++
+		}
+	}
+	best, n := time.Duration(0), 0
+	for w, c := range count {
+		if c > n || c == n && w < best {
+			best, n = w, c
+		}
+	}
+	return best
 }

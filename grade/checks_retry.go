@@ -100,96 +100,191 @@ func rej(ps []parsedRA) []*res {
 	return out
 }
 
-// checkRetryAfterAccurate grades Retry-After against what happened next in
-// the run, for each rejection R of a key that said to wait d:
+// checkRetryAfterAccurate grades Retry-After as a client that obeys it
+// sees it. Every value a forgiving client can read counts (a fraction, a
+// date in UTC), whatever retry-after.valid says of its format. For each
+// rejection R of a key that said to wait until T (R's completion plus the
+// delay; a date as the instant it names — the target is on this machine, so
+// its clock is ours):
 //
-//   - too short: nothing of the key was admitted between R and R+d (so the
-//     client itself used no capacity meanwhile), and the first request sent
-//     at or after R+d (measured from R's response) was rejected anyway;
-//   - too long: the first admission of the key sent after R's response came
-//     after a real wait w with d > 2w and d − w beyond the rounding of
-//     whole seconds (1 s; 2 s for a date, read against a Date header of
-//     one-second resolution).
+//   - a silent wait tests it: the key's next request N went out at or
+//     after T with nothing sent on the key in between and nothing in
+//     flight. N rejected: too short. The probe plans such waits
+//     (probe/plan_silent.go); any other gap of that kind counts as well.
+//   - too long: the first admission of the key sent after R came after a
+//     real wait w (at most from R's send to that admission's answer) with
+//     T − R > 2w and beyond the rounding of whole seconds (1 s; 2 s for a
+//     date). Sampling only overstates w, so this is never an artefact;
+//     knocking cannot make it either.
 //
-// The real wait is an upper bound on the truth (the probe samples), so a
-// "too long" is never a sampling artefact.
+// A request at or after T that was rejected after the key kept sending in
+// between is no test: a limiter that counts rejected attempts (a window
+// restarted by each over-limit request) extends its lockout because of the
+// knocking. That is reported as a fact about the limiter, not a defect of
+// the header.
 func checkRetryAfterAccurate(v *view) verdict {
-	ok, _, _ := v.retryAfters()
-	if len(ok) == 0 {
-		return skip("no valid Retry-After to check")
-	}
-	tested, short, long := 0, 0, 0
+	tested, silent, short, long, lenient := 0, 0, 0, 0, 0
 	var seqsShort, seqsLong []int
-	var exShort, exLong string
-	var exOK string
-	for _, p := range ok {
-		r := p.r
-		if p.ra.Form == headers.RetryAfterDate && r.date.IsZero() {
-			continue // a date without a Date header: no delay to test
+	var exShort, exLong, exOK, exLockout string
+	lockouts := 0
+	seen := false
+	for i, r := range v.rs {
+		if !r.Rejected() || !r.hasRA {
+			continue
 		}
-		d := p.ra.Delay
-		at := r.Done + d
+		seen = true
+		d, at, ok := v.retryWait(r)
+		if !ok {
+			continue
+		}
+		if r.raLenient {
+			lenient++
+		}
+		n := v.silentNext(i)
+		if n != nil && v.abs(n.Sent).Compare(at) >= 0 {
+			tested++
+			silent++
+			if n.Rejected() {
+				short++
+				seqsShort = addSeq(seqsShort, r.Seq, n.Seq)
+				if exShort == "" {
+					exShort = fmt.Sprintf("seq %d said %s; seq %d, sent %s after it with nothing sent on the key in between, was rejected",
+						r.Seq, raText(r, d), n.Seq, secs(n.Sent-r.Done))
+				}
+			} else if exOK == "" {
+				exOK = fmt.Sprintf("seq %d said %s; seq %d, sent in silence %s after it, was admitted", r.Seq, raText(r, d), n.Seq, secs(n.Sent-r.Done))
+			}
+			continue
+		}
+		// Not silent: what did capacity do meanwhile?
 		var firstAdmit, firstAt *res
-		for _, n := range v.rs {
-			if n.Key != r.Key || n.Sent < r.Done {
+		knocks := 0
+		for _, m := range v.rs[i+1:] {
+			if m.Key != r.Key || m.Sent < r.Done {
 				continue
 			}
-			if firstAdmit == nil && n.Admitted() {
-				firstAdmit = n
+			if firstAdmit == nil && m.Admitted() {
+				firstAdmit = m
 			}
-			if firstAt == nil && n.Sent >= at {
-				firstAt = n
+			if firstAt == nil && v.abs(m.Sent).Compare(at) >= 0 {
+				firstAt = m
+			}
+			if firstAt == nil && firstAdmit == nil {
+				knocks++
 			}
 			if firstAdmit != nil && firstAt != nil {
 				break
 			}
 		}
 		switch {
-		case firstAdmit != nil && firstAdmit.Sent < at:
-			// Capacity came back before Retry-After said: how much before?
+		case firstAdmit != nil && v.abs(firstAdmit.Sent).Before(at):
 			tested++
-			real := firstAdmit.Sent - r.Done
-			tol := time.Second + 2*v.obs.RTT + 5*time.Millisecond
-			if p.ra.Form == headers.RetryAfterDate {
+			// The real wait is at most from R's send to the admission's
+			// answer (both decisions lie inside those round trips): an
+			// upper bound, so a loaded machine's slow answers cannot make
+			// an honest value look too long.
+			real := firstAdmit.Done - r.Sent
+			tol := time.Second + 5*time.Millisecond
+			if r.ra.Form == headers.RetryAfterDate {
 				tol += time.Second
 			}
 			if d > 2*real && d-real > tol {
 				long++
 				seqsLong = addSeq(seqsLong, r.Seq, firstAdmit.Seq)
 				if exLong == "" {
-					exLong = fmt.Sprintf("seq %d said %s; seq %d was admitted %s after it", r.Seq, secs(d), firstAdmit.Seq, secs(real))
+					exLong = fmt.Sprintf("seq %d said %s; seq %d was admitted %s after it", r.Seq, raText(r, d), firstAdmit.Seq, secs(real))
 				}
 			} else if exOK == "" {
-				exOK = fmt.Sprintf("seq %d said %s; the first admission came %s later", r.Seq, secs(d), secs(real))
+				exOK = fmt.Sprintf("seq %d said %s; the first admission came %s later", r.Seq, raText(r, d), secs(real))
 			}
-		case firstAt != nil:
-			tested++
-			if firstAt.Rejected() {
-				short++
-				seqsShort = addSeq(seqsShort, r.Seq, firstAt.Seq)
-				if exShort == "" {
-					exShort = fmt.Sprintf("seq %d said %s; seq %d, sent %s after it with nothing admitted in between, was rejected",
-						r.Seq, secs(d), firstAt.Seq, secs(firstAt.Sent-r.Done))
-				}
-			} else if exOK == "" {
-				exOK = fmt.Sprintf("seq %d said %s; seq %d sent then was admitted", r.Seq, secs(d), firstAt.Seq)
+		case firstAt != nil && firstAt.Rejected() && knocks > 0:
+			lockouts++
+			if exLockout == "" {
+				exLockout = fmt.Sprintf("seq %d said %s; seq %d, sent %s after it following %d requests on the key in between, was rejected",
+					r.Seq, raText(r, d), firstAt.Seq, secs(firstAt.Sent-r.Done), knocks)
 			}
 		}
 	}
-	if tested == 0 {
-		return skip("no rejection was followed by an admission or by a request at its Retry-After time")
+	if !seen {
+		return skip("no rejection carried Retry-After")
+	}
+	lockout := ""
+	if lockouts > 0 {
+		lockout = fmt.Sprintf("; retries before Retry-After extend the lockout (%d rejections; e.g. %s) — a fact about the limiter, not a header defect", lockouts, exLockout)
+	}
+	read := ""
+	if lenient > 0 {
+		read = fmt.Sprintf(" (%d values not valid as sent were read leniently)", lenient)
 	}
 	switch {
+	case tested == 0 && silent == 0:
+		return skip("no rejection was followed by a silent wait of its Retry-After or by an admission%s%s", read, lockout)
 	case short > 0:
-		return verdict{outcome: Fail, actual: fmt.Sprintf("too short for %d of %d rejections tested: %s", short, tested, exShort),
+		return verdict{outcome: Fail, actual: fmt.Sprintf("too short for %d of %d silent waits%s: %s%s", short, silent, read, exShort, lockout),
 			hint: "compute Retry-After from the limiter's state (time until the same request would pass) and round up", seqs: seqsShort,
-			capWhy: "Retry-After too short"}
+			capWhy: "Retry-After too short", capLetter: "C"}
 	case long > 0:
-		return verdict{outcome: Fail, actual: fmt.Sprintf("more than twice the real wait for %d of %d rejections tested: %s", long, tested, exLong),
+		return verdict{outcome: Fail, actual: fmt.Sprintf("more than twice the real wait for %d of %d rejections tested%s: %s%s", long, tested, read, exLong, lockout),
 			hint: "compute Retry-After from the limiter's state rather than a fixed or worst-case value", seqs: seqsLong,
 			capWhy: "Retry-After far too long"}
+	case silent == 0:
+		// Only "not too long" was seen: a pass on that alone would say
+		// nothing of the rule that matters, that obeying it works.
+		return skip("no silent wait tested Retry-After (%d rejections showed it not too long)%s%s", tested, read, lockout)
 	}
-	return verdict{outcome: Pass, actual: fmt.Sprintf("accurate for all %d rejections tested; e.g. %s", tested, exOK), seqs: seqs(rej(ok), 3)}
+	return verdict{outcome: Pass, actual: fmt.Sprintf("accurate for all %d rejections tested (%d silent waits)%s; e.g. %s%s", tested, silent, read, exOK, lockout),
+		seqs: seqs(v.rejectionsWithRA(), 3)}
+}
+
+// retryWait is the wait r's Retry-After asks for (from r's completion) and
+// the instant it ends; ok is false for a date without a clock to read it
+// against.
+func (v *view) retryWait(r *res) (time.Duration, time.Time, bool) {
+	done := v.abs(r.Done)
+	if r.ra.Form == headers.RetryAfterDate {
+		if r.ra.At.IsZero() {
+			return 0, time.Time{}, false
+		}
+		return max(r.ra.At.Sub(done), 0), r.ra.At, true
+	}
+	return r.ra.Delay, done.Add(r.ra.Delay), true
+}
+
+// raText is a Retry-After as evidence: the value and the wait it means.
+func raText(r *res, d time.Duration) string {
+	if r.ra.Form == headers.RetryAfterDate || r.raLenient {
+		return fmt.Sprintf("%q (%s)", r.Headers["retry-after"], secs(d))
+	}
+	return secs(d)
+}
+
+func (v *view) rejectionsWithRA() []*res {
+	return v.filter(func(r *res) bool { return r.Rejected() && r.hasRA })
+}
+
+// abs is the wall-clock instant of an offset into the run.
+func (v *view) abs(off time.Duration) time.Time { return v.obs.Start.Add(off) }
+
+// checkRetryAfterOnlyOnRejections: Retry-After on a 2xx tells a client
+// that honours it to wait although nothing was refused (RFC 9110 §10.2.3
+// gives it to 503 and 3xx; RFC 6585 to 429). One library's README recipe
+// sends it on every response.
+func checkRetryAfterOnlyOnRejections(v *view) verdict {
+	adm := v.admissions()
+	if len(adm) == 0 {
+		return skip("no request was admitted")
+	}
+	var with []*res
+	for _, r := range adm {
+		if _, ok := r.Headers["retry-after"]; ok {
+			with = append(with, r)
+		}
+	}
+	if len(with) > 0 {
+		return verdict{outcome: Warn, actual: fmt.Sprintf("%d of %d successful responses carry Retry-After; e.g. seq %d: %q", len(with), len(adm), with[0].Seq, with[0].Headers["retry-after"]),
+			hint: "send Retry-After on rejections only; say what is left with RateLimit / X-RateLimit-* instead", seqs: seqs(with, maxSeqs)}
+	}
+	return verdict{outcome: Pass, actual: fmt.Sprintf("none of %d successful responses carries Retry-After", len(adm))}
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }

@@ -61,8 +61,8 @@ func check(t *testing.T, rep Report, id, want string) Check {
 var fw = probe.Inference{Family: limiter.FixedWindow, Limit: 5, WindowS: 10, Confidence: 0.9}
 
 func TestRubricIsStable(t *testing.T) {
-	want := []string{"status.429", "retry-after.present", "retry-after.valid", "retry-after.accurate",
-		"quota.present-on-success", "quota.consistent", "remaining.truthful", "limit.agrees", "reset.sane",
+	want := []string{"status.429", "retry-after.present", "retry-after.valid", "retry-after.accurate", "retry-after.only-on-rejections",
+		"quota.present-on-success", "quota.consistent", "remaining.truthful", "limit.agrees", "reset.sane", "reset.accurate",
 		"burst.over-admission", "problem.json", "cache.429"}
 	if got := CheckIDs(); !slices.Equal(got, want) {
 		t.Fatalf("check IDs %v", got)
@@ -181,35 +181,52 @@ func TestRetryAfterAccurate(t *testing.T) {
 		key    string
 	}
 	for _, tc := range []struct {
-		name  string
-		ra    string
-		after []shot
-		want  string
+		name     string
+		ra       string
+		after    []shot
+		want     string
+		contains string
 	}{
-		{"admitted exactly at Retry-After", "1", []shot{{1101, 200, ""}}, Pass},
-		{"rejected at Retry-After", "1", []shot{{1101, 429, ""}}, Fail},
-		{"rejected after it, nothing admitted between", "1", []shot{{500, 429, ""}, {1500, 429, ""}, {3000, 200, ""}}, Fail},
-		{"the client itself took the returning capacity", "1", []shot{{900, 200, ""}, {1101, 429, ""}}, Pass},
-		{"whole-second rounding is not pessimism", "1", []shot{{111, 200, ""}}, Pass},
-		{"3 s for a 0.5 s wait", "3", []shot{{601, 200, ""}}, Fail},
-		{"2 s for a 0.9 s wait", "2", []shot{{1001, 200, ""}}, Fail},
-		{"2 s for a 1.2 s wait", "2", []shot{{1301, 200, ""}}, Pass},
-		{"another key's admission says nothing", "3", []shot{{601, 200, "other"}}, Skip},
-		{"nothing followed", "1", nil, Skip},
+		{"admitted after a silent wait of exactly Retry-After", "1", []shot{{1101, 200, ""}}, Pass, "1 silent waits"},
+		{"rejected after a silent wait", "1", []shot{{1101, 429, ""}}, Fail, "too short for 1 of 1 silent waits"},
+		// The probe's own knocking kept the lockout going: no test of the
+		// header, but the limiter's trait is said.
+		{"knocking extends the lockout; the silent wait is admitted", "1", []shot{{500, 429, ""}, {1500, 429, ""}, {3000, 200, ""}}, Pass,
+			"retries before Retry-After extend the lockout"},
+		{"knocking only", "1", []shot{{500, 429, ""}, {1500, 429, ""}}, Skip, "retries before Retry-After extend the lockout"},
+		{"the client itself took the returning capacity", "1", []shot{{900, 200, ""}, {1101, 429, ""}}, Skip, "no silent wait"},
+		{"whole-second rounding is not pessimism", "1", []shot{{111, 200, ""}, {300, 429, ""}, {1400, 200, ""}}, Pass, ""},
+		{"3 s for a 0.5 s wait", "3", []shot{{601, 200, ""}}, Fail, "more than twice"},
+		{"2 s for a 0.9 s wait", "2", []shot{{1001, 200, ""}}, Fail, "more than twice"},
+		{"2 s for a 1.2 s wait", "2", []shot{{1301, 200, ""}, {1400, 429, ""}, {2500, 200, ""}}, Pass, ""},
+		{"a fraction is read and judged", "1.5", []shot{{1700, 429, ""}}, Fail, "read leniently"},
+		{"another key's admission says nothing", "3", []shot{{601, 200, "other"}}, Skip, ""},
+		{"nothing followed", "1", nil, Skip, ""},
 	} {
 		b := newBuilder()
 		b.add("burst", 100, 429, "retry-after", tc.ra)
 		for _, s := range tc.after {
-			r := b.add("trace", s.at, s.status, "retry-after", "1")
+			kv := []string{}
+			if s.status == 429 {
+				kv = []string{"retry-after", "1"}
+			}
+			r := b.add("trace", s.at, s.status, kv...)
 			r.Key = s.key
 		}
 		rep := b.grade(fw)
 		c, _ := rep.Check("retry-after.accurate")
-		if c.Outcome != tc.want {
-			t.Errorf("%s: %s (%s), want %s", tc.name, c.Outcome, c.Actual, tc.want)
+		if c.Outcome != tc.want || !strings.Contains(c.Actual, tc.contains) {
+			t.Errorf("%s: %s (%s), want %s containing %q", tc.name, c.Outcome, c.Actual, tc.want, tc.contains)
 		}
 		if c.Outcome == Fail && (len(c.Seqs) < 2 || c.Seqs[0] != 1) {
 			t.Errorf("%s: seqs %v should name the rejection and the request that shows it", tc.name, c.Seqs)
+		}
+		// Too short sends clients back early: as bad as no Retry-After.
+		if strings.Contains(c.Actual, "too short") && !slices.Contains(rep.Caps, "C: Retry-After too short (retry-after.accurate)") {
+			t.Errorf("%s: caps %q", tc.name, rep.Caps)
+		}
+		if strings.Contains(c.Actual, "more than twice") && !slices.Contains(rep.Caps, "B: Retry-After far too long (retry-after.accurate)") {
+			t.Errorf("%s: caps %q", tc.name, rep.Caps)
 		}
 	}
 }
@@ -219,14 +236,48 @@ func TestRetryAfterAccurate(t *testing.T) {
 func TestRetryAfterAccurateDate(t *testing.T) {
 	b := newBuilder()
 	// Sent at 12:00:00.900 (Date 12:00:00); the date says 12:00:02, the
-	// real wait is 0.6 s: Delay 2 s, within the date's tolerance.
+	// real wait is 0.6 s: within the date's tolerance, so not too long.
 	b.add("burst", 900, 429, "retry-after", "Thu, 01 Jan 2026 12:00:02 GMT")
 	b.add("trace", 1501, 200)
-	check(t, b.grade(fw), "retry-after.accurate", Pass)
+	c := check(t, b.grade(fw), "retry-after.accurate", Skip)
+	if !strings.Contains(c.Actual, "not too long") {
+		t.Errorf("%s", c.Actual)
+	}
 	b = newBuilder()
 	b.add("burst", 900, 429, "retry-after", "Thu, 01 Jan 2026 12:00:09 GMT")
 	b.add("trace", 1501, 200)
 	check(t, b.grade(fw), "retry-after.accurate", Fail)
+	// The date is the instant itself: a silent request at 12:00:02.001.
+	b = newBuilder()
+	b.add("burst", 900, 429, "retry-after", "Thu, 01 Jan 2026 12:00:02 GMT")
+	b.add("trace", 2001, 200)
+	check(t, b.grade(fw), "retry-after.accurate", Pass)
+	// A date in UTC is invalid, and still judged: this one was early.
+	b = newBuilder()
+	b.add("burst", 900, 429, "retry-after", "Thu, 01 Jan 2026 12:00:01 UTC")
+	b.add("trace", 1011, 429, "retry-after", "1")
+	rep := b.grade(fw)
+	check(t, rep, "retry-after.valid", Fail)
+	c = check(t, rep, "retry-after.accurate", Fail)
+	if !strings.Contains(c.Actual, `"Thu, 01 Jan 2026 12:00:01 UTC"`) || !strings.Contains(c.Actual, "read leniently") {
+		t.Errorf("%s", c.Actual)
+	}
+}
+
+// Retry-After on a success: a warning, never a fail.
+func TestRetryAfterOnlyOnRejections(t *testing.T) {
+	b := newBuilder()
+	b.add("trace", 100, 200, "retry-after", "1")
+	b.add("trace", 200, 200)
+	b.add("trace", 300, 429, "retry-after", "1")
+	c := check(t, b.grade(fw), "retry-after.only-on-rejections", Warn)
+	if !slices.Equal(c.Seqs, []int{1}) || !strings.Contains(c.Actual, "1 of 2 successful responses") {
+		t.Errorf("%s %v", c.Actual, c.Seqs)
+	}
+	b = newBuilder()
+	b.add("trace", 100, 200)
+	b.add("trace", 300, 429, "retry-after", "1")
+	check(t, b.grade(fw), "retry-after.only-on-rejections", Pass)
 }
 
 // xq is X-RateLimit fields as header pairs; reset is epoch seconds.
@@ -300,7 +351,7 @@ func TestQuotaPresentAndConsistent(t *testing.T) {
 	rep := b.grade(fw)
 	check(t, rep, "quota.present-on-success", Pass)
 	c := check(t, rep, "quota.consistent", Fail)
-	if !strings.Contains(c.Actual, "X-RateLimit-Remaining 3 but RateLimit r=2") || !slices.Equal(c.Seqs, []int{2}) {
+	if !strings.Contains(c.Actual, "X-RateLimit-Remaining 3 but RateLimit r 2") || !slices.Equal(c.Seqs, []int{2}) {
 		t.Errorf("%s %v", c.Actual, c.Seqs)
 	}
 
@@ -368,12 +419,20 @@ func TestLimitAgreesAndOverAdmission(t *testing.T) {
 		t.Errorf("%s", c.Actual)
 	}
 	check(t, b.grade(fw), "burst.over-admission", Pass)
-	// ... but not when the inference is unsure: then only bursts count.
+	// ... but not when the inference is unsure: then it is not compared,
+	// and a burst within the limit proves nothing either.
 	inf := fw
 	inf.Confidence = 0.3
-	check(t, b.grade(inf), "limit.agrees", Pass)
+	c = check(t, b.grade(inf), "limit.agrees", Skip)
+	if !strings.Contains(c.Actual, "confidence 0.30") {
+		t.Errorf("%s", c.Actual)
+	}
 	inf.Family = probe.Inconclusive
-	check(t, b.grade(inf), "limit.agrees", Pass)
+	check(t, b.grade(inf), "limit.agrees", Skip)
+	// A burst over the advertised limit disagrees whatever the inference.
+	b = newBuilder()
+	b.burst([]int{4, 3, 2, 1, 0, 0, 0}, 2)
+	check(t, b.grade(inf), "limit.agrees", Fail)
 
 	// Advertised 5 where the inference says 10 but 5 explains the run as
 	// well: the inference's number is not held against the header.
@@ -485,4 +544,141 @@ func TestBurstAcrossResetByHeadersAlone(t *testing.T) {
 		b.add("burst", 100+0.01*float64(i), 200, xq(5, r, resetAt, policy...)...)
 	}
 	check(t, b.grade(misled), "burst.over-admission", Fail)
+}
+
+// reset.accurate: capacity is back, and the quota whole, when a reset waited
+// for in silence says.
+func TestResetAccurate(t *testing.T) {
+	epoch := func(msFromT0 float64) string { return fmt.Sprint(t0.Add(ms(msFromT0)).Unix()) }
+	for _, tc := range []struct {
+		name     string
+		build    func(b *builder)
+		want     string
+		contains string
+	}{
+		{"whole when it said", func(b *builder) {
+			b.add("trace", 100, 429, xq(5, 0, resetAt)...)
+			b.add("reset-wait", 10001, 200, xq(5, 4, resetAt+10)...)
+		}, Pass, "all 1 stated resets"},
+		{"rejected after the stated instant", func(b *builder) {
+			b.add("trace", 100, 429, xq(5, 0, resetAt)...)
+			b.add("reset-wait", 10021, 429, xq(5, 0, resetAt+1)...)
+		}, Fail, "sent in silence 21 ms after that instant, was rejected"},
+		{"admitted but not whole", func(b *builder) {
+			b.add("trace", 100, 429, xq(5, 0, resetAt)...)
+			b.add("reset-wait", 10001, 200, xq(5, 1, resetAt+10)...)
+		}, Fail, "had only 1 of 5 left"},
+		{"RateLimit t: more quota, not necessarily whole", func(b *builder) {
+			b.add("trace", 100, 429, "ratelimit-policy", `"p";q=5;w=10`, "ratelimit", `"p";r=0;t=2`)
+			b.add("reset-wait", 2102, 200, "ratelimit-policy", `"p";q=5;w=10`, "ratelimit", `"p";r=1;t=2`)
+		}, Pass, "RateLimit t 2"},
+		{"RateLimit t early", func(b *builder) {
+			b.add("trace", 100, 429, "ratelimit-policy", `"p";q=5;w=10`, "ratelimit", `"p";r=0;t=0`)
+			b.add("reset-wait", 120, 429, "ratelimit-policy", `"p";q=5;w=10`, "ratelimit", `"p";r=0;t=0`)
+		}, Fail, "RateLimit t 0"},
+		{"the knocking in between is no test", func(b *builder) {
+			b.add("trace", 100, 429, xq(5, 0, resetAt)...)
+			b.add("trace", 5000, 429, xq(5, 0, resetAt+5)...) // a restarted window
+			b.add("trace", 10021, 429, xq(5, 0, resetAt+10)...)
+		}, Skip, "no request was sent in silence"},
+		{"a whole quota with a reset ahead", func(b *builder) {
+			b.add("trace", 100, 200, xq(5, 5, resetAt)...)
+			b.add("trace", 200, 429, xq(5, 0, resetAt)...)
+		}, Fail, "5 of 5 left (the quota is whole) yet X-RateLimit-Reset"},
+		{"delta seconds from the response", func(b *builder) {
+			b.add("trace", 100, 429, "x-ratelimit-limit", "5", "x-ratelimit-remaining", "0", "x-ratelimit-reset", "3")
+			b.add("reset-wait", 3102, 200, "x-ratelimit-limit", "5", "x-ratelimit-remaining", "4", "x-ratelimit-reset", epoch(13000))
+		}, Pass, ""},
+	} {
+		b := newBuilder()
+		tc.build(b)
+		c, _ := b.grade(fw).Check("reset.accurate")
+		if c.Outcome != tc.want || !strings.Contains(c.Actual, tc.contains) {
+			t.Errorf("%s: %s (%s), want %s containing %q", tc.name, c.Outcome, c.Actual, tc.want, tc.contains)
+		}
+		if c.Outcome == Fail && len(c.Seqs) == 0 {
+			t.Errorf("%s: no seqs", tc.name)
+		}
+	}
+	check(t, newBuilder().grade(fw), "reset.accurate", Skip)
+}
+
+// X-Rate-Limit-Limit: 5.00 beside RateLimit-Limit: 5 is a wart, not an
+// inconsistency; the vendor field -Duration is read; texts name the fields
+// actually sent.
+func TestNonIntegerLimitAndFieldNames(t *testing.T) {
+	b := newBuilder()
+	for i, rem := range []int{4, 3} {
+		b.add("trace", 100+100*float64(i), 200, "x-rate-limit-limit", "5.00", "x-rate-limit-remaining", fmt.Sprint(rem), "x-rate-limit-duration", "1",
+			"ratelimit-limit", "5", "ratelimit-remaining", fmt.Sprint(rem), "ratelimit-reset", "1")
+	}
+	b.add("trace", 300, 429, "retry-after", "1")
+	rep := b.grade(fw)
+	c := check(t, rep, "quota.consistent", Warn)
+	for _, want := range []string{`X-Rate-Limit-Limit "5.00" is not an integer; read as 5`, "X-Rate-Limit-Duration 1"} {
+		if !strings.Contains(c.Actual, want) {
+			t.Errorf("consistent %q lacks %q", c.Actual, want)
+		}
+	}
+	c = check(t, rep, "limit.agrees", Pass)
+	if !strings.Contains(c.Actual, "X-Rate-Limit-Limit 5") || !strings.Contains(c.Actual, "RateLimit-Limit 5") || strings.Contains(c.Actual, "RateLimit-Policy") {
+		t.Errorf("limit.agrees %q should name X-Rate-Limit-Limit and RateLimit-Limit", c.Actual)
+	}
+	// An IETF draft-06 reset beyond twice the window is RateLimit-Reset, not "RateLimit t".
+	b = newBuilder()
+	b.add("trace", 100, 200, "ratelimit-limit", "5", "ratelimit-remaining", "4", "ratelimit-reset", "30")
+	b.add("trace", 200, 429, "retry-after", "10")
+	c = check(t, b.grade(fw), "reset.sane", Fail)
+	if !strings.Contains(c.Actual, "RateLimit-Reset 30") {
+		t.Errorf("reset.sane %q", c.Actual)
+	}
+}
+
+// A window restarted by every over-limit request: the inference (whose
+// models count no rejected request) stretches its limit and window to
+// explain the lockout, but the advertised policy — 10 per 2 s, with the
+// restart — reproduces every decision: the limit agrees.
+func TestLimitAgreesWithARestartedWindow(t *testing.T) {
+	lim, err := limiter.New(limiter.Config{Algo: limiter.FixedWindow, Limit: 10, Window: 2 * time.Second, Align: limiter.AlignWall, Penalty: limiter.PenaltyRestart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder()
+	send := func(phase string, at float64) *attack.Result {
+		d := lim.Allow("", t0.Add(ms(at+0.5))) // decided half a round trip after the send
+		kv := xq(10, d.Remaining, t0.Add(ms(at)+d.Reset+time.Second-1).Unix(), "ratelimit-policy", `"default";q=10;w=2`)
+		if !d.Allowed {
+			return b.add(phase, at, 429, append(kv, "retry-after", fmt.Sprint(int(d.RetryAfter.Seconds()+0.999)))...)
+		}
+		return b.add(phase, at, 200, kv...)
+	}
+	// Calibration at the end of one wall window, the burst in the next:
+	// 13 admitted in under a second, which a long first-aligned window of
+	// 12 or 13 explains better than 10 without the restart.
+	for _, at := range []float64{1500, 1700, 1900} {
+		send("calibrate", at)
+	}
+	for i := range 30 {
+		send("burst", 2100+0.01*float64(i))
+	}
+	at := 2200.0
+	for cycle := range 3 {
+		for ; at < 2200+float64(cycle+1)*6000; at += 50 { // knocking: locked out
+			send("trace", at)
+		}
+		last := at - 50
+		at = last + 2011 // silent for the Retry-After
+		for range 12 {
+			send("retry-wait", at)
+			at += 20
+		}
+	}
+	// What the inference said of such a probe: limit 12 per 12.6 s. With 10
+	// in its place it gets more decisions wrong; with the advertised policy
+	// and the restart, none but the boundary's.
+	inf := probe.Inference{Family: limiter.FixedWindow, Limit: 12, WindowS: 12.6, Alignment: limiter.AlignFirst, Confidence: 0.62}
+	c := check(t, b.grade(inf), "limit.agrees", Pass)
+	if !strings.Contains(c.Actual, "explains the decisions as well") {
+		t.Errorf("%s", c.Actual)
+	}
 }

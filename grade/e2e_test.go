@@ -37,8 +37,9 @@ type probeOnce struct {
 }
 
 // probeMaxTime bounds each probe; the plan stops earlier when it has seen
-// enough.
-const probeMaxTime = 6 * time.Second
+// enough. It leaves room for the silent waits (a 2 s window's Retry-After
+// and Reset, each waited out once) after the trace.
+const probeMaxTime = 10 * time.Second
 
 // runProbe starts spec's reference server and probes it exactly as
 // `ratecheck probe` does (attack engine, probe.Run, probe.Infer), then
@@ -98,6 +99,11 @@ const (
 	// A window whose real wait after the burst (≈1.9 s) is longer than the
 	// 1 s short-retry-after claims.
 	honestFW = "builtin:fixed_window?limit=10&window=2s&align=first"
+	// Every over-limit request restarts the window: the probe's knocking
+	// keeps it closed, a client silent for Retry-After gets in.
+	restartFW = "builtin:fixed_window?limit=10&window=2s&penalty=restart"
+	// A bucket whose whole-second resets are as coarse as its refill.
+	smallTB = "builtin:token_bucket?rate=5/s&burst=5"
 )
 
 // Each check passes against the honest server and fails (or warns, for a
@@ -113,6 +119,11 @@ func TestChecksEndToEnd(t *testing.T) {
 	}{
 		// The two slowest probes first.
 		{"retry-after.accurate", honestFW, honestFW + "&fault=short-retry-after", Fail, nil},
+		{"retry-after.accurate", restartFW, restartFW + "&fault=short-retry-after", Fail, nil},
+		{"retry-after.accurate", honestFW, honestFW + "&fault=early-date-retry-after", Fail, []string{"retry-after.valid"}},
+		{"reset.accurate", smallTB, smallTB + "&fault=frozen-reset", Fail, []string{"reset.sane"}},
+		{"reset.accurate", honestTB, faultTB + "early-reset", Fail, nil},
+		{"retry-after.only-on-rejections", honestTB, faultTB + "retry-after-on-success", Warn, nil},
 		{"status.429", honestTB, faultTB + "status-503", Fail, nil},
 		{"retry-after.present", honestTB, faultTB + "no-retry-after", Fail, nil},
 		{"retry-after.valid", honestTB, faultTB + "bad-date-retry-after", Fail, nil},
@@ -124,14 +135,14 @@ func TestChecksEndToEnd(t *testing.T) {
 		{"quota.consistent", honestTB, faultTB + "limit-lie", Fail, []string{"limit.agrees", "burst.over-admission"}},
 		{"remaining.truthful", honestTB, faultTB + "lie-remaining", Fail, nil},
 		{"limit.agrees", honestTB, faultTB + "limit-lie", Fail, []string{"quota.consistent", "burst.over-admission"}},
-		{"reset.sane", honestTB, faultTB + "reset-past", Fail, nil},
+		{"reset.sane", honestTB, faultTB + "reset-past", Fail, []string{"reset.accurate"}},
 		{"reset.sane", honestTB, faultTB + "reset-epoch-ms", Warn, nil},
 		{"burst.over-admission", honestTB, faultTB + "race", Fail, []string{"remaining.truthful", "limit.agrees", "retry-after.accurate"}},
 		{"problem.json", honestTB, faultTB + "no-problem-json", Warn, nil},
 		{"cache.429", honestTB, faultTB + "cacheable-429", Fail, nil},
 	}
 	for _, tc := range cases {
-		name := tc.check + "/" + tc.faulty[strings.LastIndexAny(tc.faulty, "&?")+1:]
+		name := tc.check + "/" + tc.faulty[strings.Index(tc.faulty, ":")+1:]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			h := runProbe(t, tc.honest)
@@ -165,6 +176,7 @@ func TestHonestFamiliesGradeA(t *testing.T) {
 		"builtin:sliding_log?limit=10&window=1s",
 		"builtin:sliding_counter?limit=10&window=1s",
 		"builtin:concurrency?max-inflight=5&latency=50ms",
+		restartFW, // honest headers on a limiter the probe's knocking keeps closed
 	} {
 		t.Run(spec, func(t *testing.T) {
 			t.Parallel()

@@ -21,7 +21,7 @@ import (
 
 // RubricVersion names the rubric (docs/grading.md) Grade applies: the
 // weights, the caps and the letter bands.
-const RubricVersion = "1"
+const RubricVersion = "2"
 
 // Outcomes of a check.
 const (
@@ -91,8 +91,9 @@ type verdict struct {
 	actual  string
 	hint    string
 	seqs    []int
-	// capWhy overrides the rule's cap reason for this run ("" keeps it).
-	capWhy string
+	// capWhy and capLetter override the rule's cap reason and letter for
+	// this run ("" keeps them).
+	capWhy, capLetter string
 }
 
 func skip(why string, a ...any) verdict {
@@ -105,27 +106,34 @@ var rubric = []rule{
 	{"status.429", "rejects with 429 Too Many Requests", SeverityError, "RFC 6585 §4",
 		"every rejection is 429", 15, "C", "rejects with 503/403 instead of 429", checkStatus},
 	{"retry-after.present", "Retry-After on rejections", SeverityError, "RFC 6585 §4; RFC 9110 §10.2.3",
-		"Retry-After on every 429/503", 15, "C", "no Retry-After", checkRetryAfterPresent},
+		"Retry-After on every 429/503", 13, "C", "no Retry-After", checkRetryAfterPresent},
 	{"retry-after.valid", "Retry-After is delay-seconds or an IMF-fixdate", SeverityError, "RFC 9110 §10.2.3, §5.6.7",
-		"1*DIGIT or an IMF-fixdate HTTP-date", 10, "C", "invalid Retry-After", checkRetryAfterValid},
+		"1*DIGIT or an IMF-fixdate HTTP-date", 8, "C", "invalid Retry-After", checkRetryAfterValid},
+	// A too-short Retry-After caps at C (the verdict says so): it sends
+	// obeying clients back early, the retry storm the header exists to
+	// prevent, so it is no better than none. A far too long one caps at B.
 	{"retry-after.accurate", "Retry-After tells the real wait", SeverityError, "RFC 9110 §10.2.3",
-		"a request sent when Retry-After says is admitted; the real wait is not under half of Retry-After", 10, "B", "Retry-After inaccurate", checkRetryAfterAccurate},
+		"a request sent in silence when Retry-After says is admitted; the real wait is not under half of Retry-After", 10, "B", "Retry-After inaccurate", checkRetryAfterAccurate},
+	{"retry-after.only-on-rejections", "Retry-After only on rejections", SeverityWarn, "RFC 6585 §4; RFC 9110 §10.2.3",
+		"no Retry-After on a 2xx", 2, "", "", checkRetryAfterOnlyOnRejections},
 	{"quota.present-on-success", "quota headers on successful responses", SeverityError, "draft-ietf-httpapi-ratelimit-headers-10 §4; X-RateLimit-* convention",
 		"X-RateLimit-* or RateLimit/RateLimit-Policy on every 2xx", 8, "B", "no quota headers on successes", checkQuotaPresent},
 	{"quota.consistent", "quota headers agree with themselves", SeverityError, "draft-ietf-httpapi-ratelimit-headers-10 §3–4",
-		"well-formed; Remaining ≤ Limit, r ≤ q; both styles say the same; the policy does not change", 7, "B", "inconsistent quota headers", checkQuotaConsistent},
+		"well-formed; Remaining ≤ Limit, r ≤ q; both styles say the same; the policy does not change; integers are integers", 7, "B", "inconsistent quota headers", checkQuotaConsistent},
 	{"remaining.truthful", "Remaining tells the truth", SeverityError, "draft-ietf-httpapi-ratelimit-headers-10 §4.1",
 		"falls by one per admission in a burst, is 0 when the next request is rejected, never claims capacity that is not there", 10, "C", "Remaining lies", checkRemainingTruthful},
 	{"limit.agrees", "advertised limit matches the behaviour", SeverityError, "draft-ietf-httpapi-ratelimit-headers-10 §3.1",
-		"Limit / q within ±max(1, 10%) of the capacity the probe measured", 7, "B", "advertised limit disagrees with the behaviour", checkLimitAgrees},
+		"Limit / q within ±max(1, 10%) of the capacity a confident inference measured; no burst admits more", 7, "B", "advertised limit disagrees with the behaviour", checkLimitAgrees},
 	{"reset.sane", "Reset is in the future and plausible", SeverityError, "X-RateLimit-* convention (headers.md); draft-ietf-httpapi-ratelimit-headers-10 §4.2",
-		"not in the past, not beyond 2× the window/refill time, epoch seconds or delta seconds", 5, "B", "Reset in the past or implausible", checkResetSane},
+		"not in the past, not beyond 2× the window/refill time, epoch seconds or delta seconds", 4, "B", "Reset in the past or implausible", checkResetSane},
+	{"reset.accurate", "Reset follows the state", SeverityError, "X-RateLimit-* convention (headers.md); draft-ietf-httpapi-ratelimit-headers-10 §4.2",
+		"a request sent in silence at the stated reset is admitted (with the quota whole, for a full reset); no reset ahead on a whole quota", 5, "B", "Reset early or frozen", checkResetAccurate},
 	{"burst.over-admission", "a concurrent burst admits no more than the limit", SeverityError, "seeds 003 (check-then-act races)",
 		"admitted in one burst ≤ advertised limit (+ refill during the burst)", 5, "C", "over-admits a concurrent burst", checkBurstOverAdmission},
 	{"problem.json", "rejection body is problem+json", SeverityWarn, "RFC 9457 §3; draft-ietf-httpapi-ratelimit-headers-10 §5",
-		"Content-Type application/problem+json, a JSON object whose status matches", 4, "", "", checkProblemJSON},
+		"Content-Type application/problem+json, a JSON object whose status matches", 3, "", "", checkProblemJSON},
 	{"cache.429", "a 429 cannot be stored by a cache", SeverityError, "RFC 6585 §4; RFC 9111 §3",
-		"Cache-Control: no-store (or no explicit freshness) on 429", 4, "B", "429 may be cached", checkCache429},
+		"Cache-Control: no-store (or no explicit freshness) on 429", 3, "B", "429 may be cached", checkCache429},
 }
 
 // Grade runs every check of the rubric on the observation and grades it.
@@ -150,12 +158,15 @@ func Grade(obs *probe.Observation, inf probe.Inference) Report {
 			lost += float64(ru.weight)
 			cleanTop = false
 			if ru.capLetter != "" {
-				why := ru.capWhy
+				why, letter := ru.capWhy, ru.capLetter
 				if vd.capWhy != "" {
 					why = vd.capWhy
 				}
-				rep.Caps = append(rep.Caps, fmt.Sprintf("%s: %s (%s)", ru.capLetter, why, ru.id))
-				capIdx = max(capIdx, letterIndex(ru.capLetter))
+				if vd.capLetter != "" {
+					letter = vd.capLetter
+				}
+				rep.Caps = append(rep.Caps, fmt.Sprintf("%s: %s (%s)", letter, why, ru.id))
+				capIdx = max(capIdx, letterIndex(letter))
 			}
 		case Skip:
 			if ru.severity == SeverityError {

@@ -29,6 +29,12 @@ type res struct {
 	xErr    error
 	ietf    headers.IETF
 	ietfErr error
+
+	// ra is Retry-After read as leniently as a forgiving client would
+	// (hasRA); raLenient when the value is not valid as sent.
+	ra        headers.RetryAfter
+	hasRA     bool
+	raLenient bool
 }
 
 // quota is what one source said about the quota on one response.
@@ -39,6 +45,9 @@ type quota struct {
 	remaining    int64
 	hasRemaining bool
 	windowS      int64 // IETF w; 0 when not sent
+	// The fields the values came from, as a reader would name them:
+	// "X-Rate-Limit-Limit", "RateLimit-Policy q", "RateLimit-Limit", ...
+	limitName, remainingName string
 }
 
 func (r *res) hasQuota() bool { return r.x.Spelling != "" || r.ietf.Present }
@@ -47,7 +56,7 @@ func (r *res) hasQuota() bool { return r.x.Spelling != "" || r.ietf.Present }
 func (r *res) quotas() []quota {
 	var out []quota
 	if r.x.Spelling != "" {
-		q := quota{src: srcX}
+		q := quota{src: srcX, limitName: r.x.Spelling + "-Limit", remainingName: r.x.Spelling + "-Remaining"}
 		if f := r.x.Limit; f.Present && f.Err == nil {
 			q.limit, q.hasLimit = f.Value, true
 		}
@@ -57,7 +66,7 @@ func (r *res) quotas() []quota {
 		out = append(out, q)
 	}
 	if r.ietf.Present {
-		q := quota{src: srcIETF}
+		q := quota{src: srcIETF, limitName: ietfName(r.ietf.Generation, "limit"), remainingName: ietfName(r.ietf.Generation, "remaining")}
 		var pol *headers.Policy
 		if len(r.ietf.Current) > 0 {
 			cur := r.ietf.Current[0]
@@ -74,7 +83,10 @@ func (r *res) quotas() []quota {
 			pol = &r.ietf.Policies[0]
 		}
 		if pol != nil && pol.HasQuota {
-			q.limit, q.hasLimit = pol.Quota, true
+			q.limit, q.hasLimit, q.limitName = pol.Quota, true, "RateLimit-Policy"
+			if r.ietf.Generation == headers.GenerationDraft08to10 {
+				q.limitName = "RateLimit-Policy q"
+			}
 			if pol.HasWindow {
 				q.windowS = pol.WindowSeconds
 			}
@@ -82,6 +94,20 @@ func (r *res) quotas() []quota {
 		out = append(out, q)
 	}
 	return out
+}
+
+// ietfName names where an IETF generation carries a value (what is one of
+// "limit", "remaining", "reset"): draft-08..10 as the RateLimit parameter
+// (r, t; the limit is the policy's q), draft-07 as the RateLimit dictionary
+// key, earlier drafts as their own RateLimit-* field.
+func ietfName(generation, what string) string {
+	switch generation {
+	case headers.GenerationDraft08to10:
+		return map[string]string{"limit": "RateLimit-Policy q", "remaining": "RateLimit r", "reset": "RateLimit t"}[what]
+	case headers.GenerationDraft07:
+		return "RateLimit " + what
+	}
+	return "RateLimit-" + strings.ToUpper(what[:1]) + what[1:]
 }
 
 // view is the observation as the checks read it.
@@ -115,6 +141,9 @@ func newView(obs *probe.Observation, inf probe.Inference) *view {
 		}
 		x.x, x.xErr = headers.ParseXRateLimit(x.header, x.date)
 		x.ietf, x.ietfErr = headers.ParseIETF(x.header)
+		if val, ok := r.Headers["retry-after"]; ok {
+			x.ra, x.raLenient, x.hasRA = headers.ReadRetryAfterLeniently(val, x.date)
+		}
 		v.rs = append(v.rs, x)
 	}
 	sort.SliceStable(v.rs, func(i, j int) bool { return v.rs[i].Sent < v.rs[j].Sent })
@@ -252,6 +281,9 @@ func (v *view) capacity() (n, err int, what string) {
 // time-based.
 func (v *view) periodS() float64 {
 	inf := v.inf
+	if inf.Confidence < minConfidence {
+		return 0
+	}
 	switch inf.Family {
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		return inf.WindowS
@@ -323,8 +355,12 @@ func addSeq(s []int, more ...int) []int {
 // maxSeqs bounds the request numbers a check lists as evidence.
 const maxSeqs = 12
 
-// isBurst reports whether a plan phase is a burst released at one instant.
-func isBurst(phase string) bool { return phase == "burst" || strings.HasPrefix(phase, "burst-") }
+// isBurst reports whether a plan phase is a burst released at one instant
+// (the probe's bursts, and the one its silent waits may release to get a
+// rejection from a concurrency cap).
+func isBurst(phase string) bool {
+	return phase == "burst" || strings.HasPrefix(phase, "burst-") || phase == "silent-burst"
+}
 
 // resetsTwice reports the server's own word that rs spans a window reset,
 // independent of the inference (which a straddling burst can mislead): the

@@ -2,6 +2,7 @@ package headers
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -122,7 +123,14 @@ func FuzzXRateLimit(f *testing.F) {
 				allOK = false
 				continue
 			}
-			// Invariant: a parsed integer is non-negative and is what was sent.
+			// Invariant: a parsed integer is non-negative and is what was
+			// sent (rounded, for a decimal).
+			if c.f.NonInteger {
+				if n, _ := strconv.ParseFloat(trimOWS(c.raw), 64); c.f.Value < 0 || float64(c.f.Value) != math.Round(n) {
+					t.Fatalf("%q parsed as %d", c.raw, c.f.Value)
+				}
+				continue
+			}
 			if c.f.Value < 0 || strconv.FormatInt(c.f.Value, 10) != canonDigits(trimOWS(c.raw)) {
 				t.Fatalf("%q parsed as %d", c.raw, c.f.Value)
 			}

@@ -2,6 +2,8 @@ package headers
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -155,4 +157,35 @@ func allAlpha(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// ReadRetryAfterLeniently reads a Retry-After value the way a forgiving
+// client would, so that its accuracy can be judged whatever its format's
+// verdict: a valid value as ParseRetryAfter reads it, and besides a
+// fractional number of seconds ("1.263", Shopify's "2.0") or an RFC 1123
+// date in UTC instead of GMT (Go's time.RFC1123, sethvargo/go-limiter). Lenient
+// is set when the value is not valid; ok is false when even a forgiving
+// client could not read it.
+func ReadRetryAfterLeniently(value string, date time.Time) (ra RetryAfter, lenient, ok bool) {
+	if ra, err := ParseRetryAfter(value, date); err == nil {
+		return ra, false, true
+	}
+	v := strings.Trim(value, " \t")
+	if isDecimalNumber(v) {
+		sec, err := strconv.ParseFloat(v, 64)
+		if err != nil || sec > MaxRetryAfterSeconds {
+			return RetryAfter{}, true, false
+		}
+		ra := RetryAfter{Form: RetryAfterDelay, Delay: time.Duration(math.Round(sec * float64(time.Second)))}
+		if !date.IsZero() {
+			ra.At = date.Add(ra.Delay)
+		}
+		return ra, true, true
+	}
+	if fixed, utc := strings.CutSuffix(v, " UTC"); utc {
+		if d, err := parseHTTPDate(fixed+" GMT", date); err == nil {
+			return dateRetryAfter(d, date), true, true
+		}
+	}
+	return RetryAfter{}, true, false
 }

@@ -142,3 +142,29 @@ func containsSub(list []string, sub string) bool {
 	}
 	return false
 }
+
+func TestReadRetryAfterLeniently(t *testing.T) {
+	date := rfcDate.Add(-37 * time.Second)
+	for _, tc := range []struct {
+		in      string
+		lenient bool
+		ok      bool
+		delay   time.Duration
+		at      time.Time
+	}{
+		{"2", false, true, 2 * time.Second, date.Add(2 * time.Second)},
+		{"Sun, 06 Nov 1994 08:49:37 GMT", false, true, 37 * time.Second, rfcDate},
+		{"1.263", true, true, 1263 * time.Millisecond, date.Add(1263 * time.Millisecond)},
+		{" 2.0 ", true, true, 2 * time.Second, date.Add(2 * time.Second)},
+		{"Sun, 06 Nov 1994 08:49:37 UTC", true, true, 37 * time.Second, rfcDate},
+		{"5s", true, false, 0, time.Time{}},
+		{"-1", true, false, 0, time.Time{}},
+		{"soon", true, false, 0, time.Time{}},
+		{"1e3", true, false, 0, time.Time{}},
+	} {
+		ra, lenient, ok := ReadRetryAfterLeniently(tc.in, date)
+		if lenient != tc.lenient || ok != tc.ok || ok && (ra.Delay != tc.delay || !ra.At.Equal(tc.at)) {
+			t.Errorf("%q: %+v lenient %v ok %v; want delay %s at %s lenient %v ok %v", tc.in, ra, lenient, ok, tc.delay, tc.at, tc.lenient, tc.ok)
+		}
+	}
+}

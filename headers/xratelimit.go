@@ -48,7 +48,20 @@ type IntField struct {
 	Present bool   // the field was sent
 	Raw     string // the field value as sent (lines joined with ", ")
 	Value   int64  // valid when Present and Err is nil
-	Err     error  // why Raw is not a non-negative integer
+	Err     error  // why Raw is not a non-negative number
+	// NonInteger is set when Raw was a decimal ("5.00", as one Okta-style
+	// library sends): a wart, not an error; Value is it rounded to the
+	// nearest integer.
+	NonInteger bool
+}
+
+// SecondsField is a field holding a number of seconds, such as the vendor
+// field X-Rate-Limit-Duration (the window length).
+type SecondsField struct {
+	Present bool
+	Raw     string
+	Seconds float64 // valid when Present and Err is nil
+	Err     error
 }
 
 // ResetField is the X-RateLimit-Reset field.
@@ -80,6 +93,9 @@ type XRateLimit struct {
 	Used      IntField // GitHub
 	Reset     ResetField
 	Resource  TextField // GitHub
+	// Duration is the vendor field -Duration: the window in seconds
+	// (express-rate-limit-style libraries sending X-Rate-Limit-*).
+	Duration SecondsField
 
 	// ResetUnit is how Reset was read; "" when Reset is absent or invalid.
 	ResetUnit ResetUnit
@@ -104,7 +120,7 @@ type XRateLimit struct {
 // being read. The returned error joins the per-field errors.
 func ParseXRateLimit(h http.Header, date time.Time) (XRateLimit, error) {
 	var x XRateLimit
-	names := []string{"-Limit", "-Remaining", "-Reset", "-Used", "-Resource"}
+	names := []string{"-Limit", "-Remaining", "-Reset", "-Used", "-Resource", "-Duration"}
 	has := func(prefix string) bool {
 		for _, n := range names {
 			if len(fieldLines(h, prefix+n)) > 0 {
@@ -134,10 +150,19 @@ func ParseXRateLimit(h http.Header, date time.Time) (XRateLimit, error) {
 		x.Resource = TextField{Present: true, Value: trimOWS(strings.Join(lines, ", "))}
 	}
 	x.parseReset(p+"-Reset", fieldLines(h, p+"-Reset"), date)
+	x.Duration = parseSecondsField(p+"-Duration", fieldLines(h, p+"-Duration"))
+	for _, f := range []struct {
+		name string
+		f    IntField
+	}{{p + "-Limit", x.Limit}, {p + "-Remaining", x.Remaining}, {p + "-Used", x.Used}} {
+		if f.f.NonInteger {
+			x.Findings = append(x.Findings, fmt.Sprintf("%s %q is not an integer; read as %d", f.name, f.f.Raw, f.f.Value))
+		}
+	}
 	x.crossCheck()
 
 	var errs []error
-	for _, e := range []error{x.Limit.Err, x.Remaining.Err, x.Reset.Err, x.Used.Err} {
+	for _, e := range []error{x.Limit.Err, x.Remaining.Err, x.Reset.Err, x.Used.Err, x.Duration.Err} {
 		if e != nil {
 			errs = append(errs, e)
 		}
@@ -155,6 +180,15 @@ func parseIntField(name string, lines []string) IntField {
 		return f
 	}
 	v := trimOWS(lines[0])
+	if isDecimalNumber(v) && !allDigits(v) {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil || n > maxXInteger {
+			f.Err = fmt.Errorf("%s %q: implausibly large (more than 10^15)", name, f.Raw)
+			return f
+		}
+		f.Value, f.NonInteger = int64(math.Round(n)), true
+		return f
+	}
 	if !allDigits(v) {
 		f.Err = fmt.Errorf("%s %q: %s", name, f.Raw, diagnoseNumber(v, false))
 		return f
@@ -165,6 +199,25 @@ func parseIntField(name string, lines []string) IntField {
 		return f
 	}
 	f.Value = n
+	return f
+}
+
+func parseSecondsField(name string, lines []string) SecondsField {
+	if len(lines) == 0 {
+		return SecondsField{}
+	}
+	f := SecondsField{Present: true, Raw: strings.Join(lines, ", ")}
+	v := trimOWS(f.Raw)
+	if len(lines) > 1 || !isDecimalNumber(v) {
+		f.Err = fmt.Errorf("%s %q: %s", name, f.Raw, diagnoseNumber(v, true))
+		return f
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n > maxXInteger {
+		f.Err = fmt.Errorf("%s %q: implausibly large", name, f.Raw)
+		return f
+	}
+	f.Seconds = n
 	return f
 }
 

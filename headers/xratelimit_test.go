@@ -174,7 +174,8 @@ func TestParseXRateLimitMalformed(t *testing.T) {
 	}{
 		{"limit not a number", hdr("X-RateLimit-Limit", "abc", "X-RateLimit-Remaining", "4"), func(x XRateLimit) error { return x.Limit.Err }, "not a non-negative integer"},
 		{"negative remaining", hdr("X-RateLimit-Limit", "5", "X-RateLimit-Remaining", "-1"), func(x XRateLimit) error { return x.Remaining.Err }, "negative"},
-		{"decimal limit", hdr("X-RateLimit-Limit", "5.0", "X-RateLimit-Remaining", "4"), func(x XRateLimit) error { return x.Limit.Err }, "not a whole number"},
+		{"decimal point without digits", hdr("X-RateLimit-Limit", "5.", "X-RateLimit-Remaining", "4"), func(x XRateLimit) error { return x.Limit.Err }, "not a whole number"},
+		{"duration not a number", hdr("X-Rate-Limit-Remaining", "4", "X-Rate-Limit-Duration", "1m"), func(x XRateLimit) error { return x.Duration.Err }, "not a number"},
 		{"signed limit", hdr("X-RateLimit-Limit", "+5", "X-RateLimit-Remaining", "4"), func(x XRateLimit) error { return x.Limit.Err }, "sign"},
 		{"IETF policy list in X- field", hdr("X-RateLimit-Limit", "10, 10;w=1", "X-RateLimit-Remaining", "4"), func(x XRateLimit) error { return x.Limit.Err }, "a list of values"},
 		{"two field lines", hdr("X-RateLimit-Limit", "5", "X-RateLimit-Limit", "6", "X-RateLimit-Remaining", "4"), func(x XRateLimit) error { return x.Limit.Err }, "2 field lines"},
@@ -204,5 +205,24 @@ func TestParseXRateLimitMalformed(t *testing.T) {
 				t.Fatalf("Remaining was not read alongside: %+v", x.Remaining)
 			}
 		})
+	}
+}
+
+// A decimal limit is a wart, read and reported, not an error; the vendor
+// field -Duration is read as the window.
+func TestParseXRateLimitDecimalAndDuration(t *testing.T) {
+	x, err := ParseXRateLimit(hdr("X-Rate-Limit-Limit", "5.00", "X-Rate-Limit-Remaining", "4", "X-Rate-Limit-Duration", "1"), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Limit.Value != 5 || !x.Limit.NonInteger || x.Remaining.NonInteger || !x.Duration.Present || x.Duration.Seconds != 1 {
+		t.Fatalf("%+v", x)
+	}
+	if len(x.Findings) != 1 || !strings.Contains(x.Findings[0], `X-Rate-Limit-Limit "5.00" is not an integer; read as 5`) {
+		t.Fatalf("findings %q", x.Findings)
+	}
+	x, _ = ParseXRateLimit(hdr("X-RateLimit-Duration", "60"), time.Time{})
+	if x.Spelling != SpellingXRateLimit || x.Duration.Seconds != 60 {
+		t.Fatalf("-Duration alone: %+v", x)
 	}
 }

@@ -136,6 +136,7 @@ func (p *planner) run(ctx context.Context) error {
 		}
 	}
 	p.sequential(ctx)
+	defer p.silentWaits(ctx)() // plan_silent.go: reserves its time now, waits at the end
 	p.trace(ctx)
 	if p.opt.ScopeKey {
 		p.scope(ctx)

@@ -26,6 +26,12 @@ type Config struct {
 	Window time.Duration
 	// Align is the fixed_window alignment: AlignWall or AlignFirst.
 	Align string
+	// Penalty is what a rejected request does to a fixed_window's state:
+	// PenaltyNone ("" too) leaves it alone; PenaltyRestart restarts the
+	// key's window at the rejection, so a client that keeps sending over
+	// the limit stays blocked until it has been silent for a whole window
+	// (express-rate-limit's and ulule/limiter's "continue exceeding").
+	Penalty string
 	// MaxInflight is the concurrency cap.
 	MaxInflight int
 }
@@ -65,6 +71,12 @@ func (c Config) Validate() error {
 			return fmt.Errorf("concurrency needs max-inflight ≥ 1")
 		}
 	}
+	switch {
+	case c.Penalty != "" && c.Penalty != PenaltyNone && c.Penalty != PenaltyRestart:
+		return fmt.Errorf("penalty must be %q or %q, got %q", PenaltyNone, PenaltyRestart, c.Penalty)
+	case c.Penalty == PenaltyRestart && c.Algo != FixedWindow:
+		return fmt.Errorf("penalty=%s applies to fixed_window only, not %s", PenaltyRestart, c.Algo)
+	}
 	return nil
 }
 
@@ -89,6 +101,8 @@ func (c *Config) Set(name, value string) error {
 		c.Window, err = parseDuration(name, value)
 	case "align":
 		c.Align = value
+	case "penalty":
+		c.Penalty = value
 	default:
 		return fmt.Errorf("unknown limiter parameter %q", name)
 	}
@@ -96,7 +110,16 @@ func (c *Config) Set(name, value string) error {
 }
 
 // ParamNames are the names Set accepts.
-var ParamNames = []string{"algo", "rate", "burst", "delay", "limit", "window", "align", "max-inflight"}
+var ParamNames = []string{"algo", "rate", "burst", "delay", "limit", "window", "align", "penalty", "max-inflight"}
+
+// Penalties for fixed_window (Config.Penalty).
+const (
+	PenaltyNone    = "none"    // a rejected request changes nothing
+	PenaltyRestart = "restart" // a rejected request restarts the key's window
+)
+
+// Restarts reports whether a rejected request restarts the window.
+func (c Config) Restarts() bool { return c.Algo == FixedWindow && c.Penalty == PenaltyRestart }
 
 // Defaults returns a Config with the defaults that make `serve --algo X`
 // usable without more flags.

@@ -53,3 +53,30 @@ func TestConfigSetAndValidate(t *testing.T) {
 		t.Fatalf("Validate unknown algo: %v", err)
 	}
 }
+
+func TestPenaltyParam(t *testing.T) {
+	c := Defaults()
+	for _, kv := range [][2]string{{"algo", "fixed_window"}, {"penalty", "restart"}} {
+		if err := c.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Validate(); err != nil || !c.Restarts() {
+		t.Fatalf("%+v: %v", c, err)
+	}
+	for _, tc := range []struct{ algo, penalty, msg string }{
+		{"fixed_window", "forever", `penalty must be "none" or "restart"`},
+		{"token_bucket", "restart", "applies to fixed_window only"},
+	} {
+		c := Defaults()
+		c.Algo, c.Penalty = tc.algo, tc.penalty
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s penalty=%s: %v, want %q", tc.algo, tc.penalty, err, tc.msg)
+		}
+	}
+	c = Defaults()
+	c.Algo, c.Penalty = FixedWindow, PenaltyNone
+	if err := c.Validate(); err != nil || c.Restarts() {
+		t.Fatalf("penalty=none: %v", err)
+	}
+}

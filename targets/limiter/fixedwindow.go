@@ -4,7 +4,9 @@ import "time"
 
 // fixedWindow counts admissions per window and forgets them when the window
 // closes: the cheapest limiter, and the one that admits 2L across a boundary.
-// Rejected requests do not count.
+// Rejected requests do not count — unless the penalty is PenaltyRestart: then
+// a rejection restarts the key's window (the count stays full), so capacity
+// comes back one whole window after the last over-limit request.
 type fixedWindow struct {
 	cfg  Config
 	keys map[string]*fwState
@@ -13,6 +15,9 @@ type fixedWindow struct {
 type fwState struct {
 	start time.Time // the current window's opening instant
 	count int
+	// restarted: a rejection opened the current window, at no boundary of
+	// the alignment; when it closes the alignment takes over again.
+	restarted bool
 }
 
 func newFixedWindow(cfg Config) *fixedWindow {
@@ -29,8 +34,12 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 		s = &fwState{}
 		f.keys[key] = s
 	}
-	switch f.cfg.Align {
-	case AlignWall:
+	if s.restarted && !now.Before(s.start.Add(w)) {
+		s.start, s.count, s.restarted = time.Time{}, 0, false
+	}
+	switch {
+	case s.restarted: // the penalty window runs until start+w whatever the alignment
+	case f.cfg.Align == AlignWall:
 		start := windowStart(now, s.start, w)
 		if !start.Equal(s.start) {
 			s.start, s.count = start, 0
@@ -46,6 +55,10 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 		s.count++
 		d.Allowed = true
 	} else {
+		if f.cfg.Restarts() {
+			s.start, s.restarted = now, true
+			reset, d.Reset = w, w
+		}
 		d.RetryAfter = reset
 	}
 	d.Remaining = f.cfg.Limit - s.count

@@ -290,3 +290,63 @@ func TestNoneNeverLimits(t *testing.T) {
 		t.Fatalf("none admitted %d of 10000", got)
 	}
 }
+
+// penalty=restart: every over-limit request restarts the window, so only a
+// client silent for a whole window after its last rejection gets back in;
+// one that keeps knocking stays out. Without the penalty the same knock is
+// admitted at the wall boundary.
+func TestFixedWindowPenaltyRestart(t *testing.T) {
+	cfg := Config{Algo: FixedWindow, Limit: 3, Window: 2 * time.Second, Align: AlignWall, Penalty: PenaltyRestart}
+	l := mustNew(t, cfg)
+	if got := volley(l, "k", t0.Add(500*time.Millisecond), 3); got != 3 {
+		t.Fatalf("admitted %d of the first 3", got)
+	}
+	d := l.Allow("k", t0.Add(time.Second))
+	if d.Allowed || d.RetryAfter != 2*time.Second || d.Reset != 2*time.Second || d.Remaining != 0 {
+		t.Fatalf("4th: %+v, want rejected, RetryAfter and Reset 2s", d)
+	}
+	// Past the wall boundary at t0+2s but inside the restarted window.
+	d = l.Allow("k", t0.Add(2500*time.Millisecond))
+	if d.Allowed || d.RetryAfter != 2*time.Second {
+		t.Fatalf("knock at 2.5s: %+v, want rejected with RetryAfter 2s", d)
+	}
+	if d := l.Allow("k", t0.Add(4500*time.Millisecond-time.Nanosecond)); d.Allowed {
+		t.Fatalf("1ns before the restarted window ends: %+v", d)
+	}
+	// That knock restarted it again: silence for its whole Retry-After.
+	at := t0.Add(4500*time.Millisecond - time.Nanosecond).Add(2 * time.Second)
+	d = l.Allow("k", at)
+	// Back on wall windows: t0+6s..t0+8s holds at.
+	if !d.Allowed || d.Remaining != 2 || d.Reset != t0.Add(8*time.Second).Sub(at) {
+		t.Fatalf("after a silent Retry-After: %+v, want admitted, 2 left, reset at t0+8s", d)
+	}
+	// Another key is untouched.
+	if !l.Allow("other", t0.Add(2500*time.Millisecond)).Allowed {
+		t.Fatal("another key was blocked")
+	}
+
+	cfg.Penalty = PenaltyNone
+	l = mustNew(t, cfg)
+	volley(l, "k", t0.Add(500*time.Millisecond), 4)
+	if d := l.Allow("k", t0.Add(2500*time.Millisecond)); !d.Allowed {
+		t.Fatalf("without the penalty the knock at 2.5s is in a fresh window: %+v", d)
+	}
+}
+
+func TestFixedWindowPenaltyRestartFirstAligned(t *testing.T) {
+	l := mustNew(t, Config{Algo: FixedWindow, Limit: 2, Window: 2 * time.Second, Align: AlignFirst, Penalty: PenaltyRestart})
+	start := t0.Add(700 * time.Millisecond)
+	volley(l, "k", start, 2)
+	if d := l.Allow("k", start.Add(time.Second)); d.Allowed || d.RetryAfter != 2*time.Second {
+		t.Fatalf("3rd: %+v", d)
+	}
+	// The first window would have closed at start+2s; the restart holds to start+3s.
+	if d := l.Allow("k", start.Add(2500*time.Millisecond)); d.Allowed {
+		t.Fatalf("at start+2.5s: %+v", d)
+	}
+	at := start.Add(4500 * time.Millisecond)
+	d := l.Allow("k", at)
+	if !d.Allowed || d.Remaining != 1 || d.Reset != 2*time.Second {
+		t.Fatalf("silent 2s after the last knock: %+v, want a fresh window opened now", d)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
@@ -21,21 +22,25 @@ import (
 
 // Fault names, as given to `serve --fault` and the builtin: key fault=.
 const (
-	FaultLieRemaining       = "lie-remaining"
-	FaultShortRetryAfter    = "short-retry-after"
-	FaultLongRetryAfter     = "long-retry-after"
-	FaultNoRetryAfter       = "no-retry-after"
-	FaultHTTPDateRetryAfter = "http-date-retry-after"
-	FaultBadDateRetryAfter  = "bad-date-retry-after"
-	FaultDecimalRetryAfter  = "decimal-retry-after"
-	FaultStatus503          = "status-503"
-	FaultResetEpochMillis   = "reset-epoch-ms"
-	FaultResetPast          = "reset-past"
-	FaultNoQuotaOnSuccess   = "no-quota-on-success"
-	FaultLimitLie           = "limit-lie"
-	FaultNoProblemJSON      = "no-problem-json"
-	FaultCacheable429       = "cacheable-429"
-	FaultRace               = "race"
+	FaultLieRemaining        = "lie-remaining"
+	FaultShortRetryAfter     = "short-retry-after"
+	FaultLongRetryAfter      = "long-retry-after"
+	FaultNoRetryAfter        = "no-retry-after"
+	FaultHTTPDateRetryAfter  = "http-date-retry-after"
+	FaultBadDateRetryAfter   = "bad-date-retry-after"
+	FaultDecimalRetryAfter   = "decimal-retry-after"
+	FaultEarlyDateRetryAfter = "early-date-retry-after"
+	FaultRetryAfterSuccess   = "retry-after-on-success"
+	FaultFrozenReset         = "frozen-reset"
+	FaultEarlyReset          = "early-reset"
+	FaultStatus503           = "status-503"
+	FaultResetEpochMillis    = "reset-epoch-ms"
+	FaultResetPast           = "reset-past"
+	FaultNoQuotaOnSuccess    = "no-quota-on-success"
+	FaultLimitLie            = "limit-lie"
+	FaultNoProblemJSON       = "no-problem-json"
+	FaultCacheable429        = "cacheable-429"
+	FaultRace                = "race"
 )
 
 // faultSpec is one fault. Faults that share a non-empty group exclude each
@@ -60,9 +65,13 @@ var faultSpecs = []faultSpec{
 	{FaultHTTPDateRetryAfter, "ra-form", "Retry-After as an IMF-fixdate (valid: not a fault per RFC 9110)", httpDateRetryAfter},
 	{FaultBadDateRetryAfter, "ra-form", "Retry-After as a date ending in UTC instead of GMT (invalid)", badDateRetryAfter},
 	{FaultDecimalRetryAfter, "ra-form", `Retry-After as a decimal, "2.0" (invalid)`, decimalRetryAfter},
+	{FaultEarlyDateRetryAfter, "ra-form", "Retry-After as a UTC date truncated to the second half a second early: 0.5–1.5 s before the wait ends (invalid and early)", earlyDateRetryAfter},
+	{FaultRetryAfterSuccess, "", "Retry-After on successful responses too (the seconds until the quota is whole)", retryAfterOnSuccess},
 	{FaultLimitLie, "", "advertise half the real limit (X-RateLimit-Limit and q=)", limitLie},
 	{FaultLieRemaining, "", "Remaining never drops below half the limit on successes", lieRemaining},
-	{FaultResetPast, "", "X-RateLimit-Reset a minute in the past", resetPast},
+	{FaultResetPast, "reset-value", "X-RateLimit-Reset a minute in the past", resetPast},
+	{FaultFrozenReset, "reset-value", "X-RateLimit-Reset never moves (the first value sent) and RateLimit t is always the policy window, whatever the state", frozenReset},
+	{FaultEarlyReset, "reset-value", "X-RateLimit-Reset and RateLimit t name half the time the quota really needs to be whole, rounded down", earlyReset},
 	{FaultResetEpochMillis, "", "X-RateLimit-Reset in epoch milliseconds", resetEpochMillis},
 	{FaultNoQuotaOnSuccess, "", "quota headers on rejections only", noQuotaOnSuccess},
 	{FaultRace, "", "check-then-act race: a concurrent burst reads a stale count and is over-admitted", nil},
@@ -221,6 +230,22 @@ func badDateRetryAfter(r *reply) { r.setRetry(r.retryAt().Format(time.RFC1123)) 
 
 func decimalRetryAfter(r *reply) { r.setRetry(strconv.Itoa(r.retry) + ".0") }
 
+// earlyDateRetryAfter names, as sethvargo/go-limiter does, a date in UTC
+// truncated to the second; it is also half a second early so that it is
+// early at every phase (truncation alone is exact on whole seconds).
+func earlyDateRetryAfter(r *reply) {
+	at := r.now.Add(r.d.RetryAfter - 500*time.Millisecond).Truncate(time.Second)
+	r.setRetry(at.UTC().Format(time.RFC1123))
+}
+
+// retryAfterOnSuccess is one library's README recipe: Retry-After on every
+// response, the 200s included.
+func retryAfterOnSuccess(r *reply) {
+	if !r.rejected() {
+		r.header.Set("Retry-After", strconv.Itoa(int(math.Ceil(r.d.Reset.Seconds()))))
+	}
+}
+
 var (
 	reRemaining = regexp.MustCompile(`;r=\d+`)
 	reQuota     = regexp.MustCompile(`;q=\d+`)
@@ -258,18 +283,57 @@ func resetPast(r *reply) {
 	}
 }
 
-// resetEpochMillis rewrites whatever epoch seconds Reset holds (the honest
-// one, or reset-past's) in milliseconds.
+// resetEpochMillis rewrites whatever epoch seconds Reset holds in
+// milliseconds: the honest one to the millisecond, another fault's as it is.
 func resetEpochMillis(r *reply) {
 	s, err := strconv.ParseInt(r.header.Get("X-RateLimit-Reset"), 10, 64)
 	if err != nil {
 		return
 	}
 	ms := r.now.Add(r.d.Reset).Add(time.Millisecond - 1).UnixMilli()
-	if s < r.now.Unix() { // reset-past is on too
+	if s != r.now.Add(r.d.Reset).Add(time.Second-1).Unix() { // rewritten by reset-past, frozen-reset, early-reset
 		ms = s * 1000
 	}
 	r.header.Set("X-RateLimit-Reset", strconv.FormatInt(ms, 10))
+}
+
+// frozenAt is the X-RateLimit-Reset the frozen-reset fault keeps sending:
+// the first one it wrote in this process. Servers with the fault share it,
+// which is the point: it never moves.
+var frozenAt struct {
+	sync.Mutex
+	value string
+}
+
+func frozenReset(r *reply) {
+	if v := r.header.Get("X-RateLimit-Reset"); v != "" {
+		frozenAt.Lock()
+		if frozenAt.value == "" {
+			frozenAt.value = v
+		}
+		r.header.Set("X-RateLimit-Reset", frozenAt.value)
+		frozenAt.Unlock()
+	}
+	r.setT(r.windowS)
+}
+
+// earlyReset says the quota is whole after half the real time, rounded
+// down: clients that trust it come back while they are still limited.
+func earlyReset(r *reply) {
+	half := r.d.Reset / 2
+	if r.header.Get("X-RateLimit-Reset") != "" {
+		r.header.Set("X-RateLimit-Reset", strconv.FormatInt(r.now.Add(half).Unix(), 10))
+	}
+	r.setT(int(half / time.Second))
+}
+
+var reT = regexp.MustCompile(`;t=\d+`)
+
+// setT rewrites RateLimit's t= when the server sends it.
+func (r *reply) setT(seconds int) {
+	if v := r.header.Get("RateLimit"); v != "" {
+		r.header.Set("RateLimit", reT.ReplaceAllString(v, ";t="+strconv.Itoa(seconds)))
+	}
 }
 
 func noQuotaOnSuccess(r *reply) {

@@ -208,3 +208,73 @@ func TestFaultRace(t *testing.T) {
 		}
 	}
 }
+
+// early-date-retry-after: a UTC date always before the wait ends, however
+// the instant falls on the second.
+func TestFaultEarlyDateRetryAfter(t *testing.T) {
+	for _, offset := range []time.Duration{0, 100 * time.Millisecond, 900 * time.Millisecond} {
+		h, now := fakeClockHandler(t, "builtin:fixed_window?limit=2&window=2s&align=first&fault=early-date-retry-after")
+		*now = now.Add(offset)
+		exhaust(h, 2)
+		*now = now.Add(300 * time.Millisecond)
+		rec := do(h) // the window ends 1.7 s from now
+		v := rec.Header().Get("Retry-After")
+		at, err := time.Parse(time.RFC1123, v)
+		if rec.Code != 429 || err != nil || !strings.HasSuffix(v, " UTC") {
+			t.Fatalf("offset %s: %d Retry-After %q (%v)", offset, rec.Code, v, err)
+		}
+		end := now.Add(1700 * time.Millisecond)
+		if early := end.Sub(at); early < 500*time.Millisecond || early > 1500*time.Millisecond {
+			t.Errorf("offset %s: Retry-After %s is %s before the window ends at %s", offset, v, early, end.Format(time.StampMilli))
+		}
+	}
+}
+
+func TestFaultRetryAfterOnSuccess(t *testing.T) {
+	h, _ := fakeClockHandler(t, faultBase+"retry-after-on-success")
+	rec := do(h) // one token used of 4 at 1/s: whole again in 1 s
+	if rec.Code != 200 || rec.Header().Get("Retry-After") != "1" {
+		t.Fatalf("%d Retry-After %q on a success", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	h, _ = fakeClockHandler(t, faultBase)
+	if rec := do(h); rec.Header().Get("Retry-After") != "" {
+		t.Fatalf("the honest server sent Retry-After on a 200")
+	}
+}
+
+// frozen-reset: the same Reset whatever the state and the time; early-reset:
+// half the real time, rounded down.
+func TestFaultResetValues(t *testing.T) {
+	h, now := fakeClockHandler(t, faultBase+"frozen-reset")
+	first := do(h).Header()
+	*now = now.Add(3 * time.Second)
+	rec := exhaust(h, 5)
+	if rec.Code != 429 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	if a, b := first.Get("X-RateLimit-Reset"), rec.Header().Get("X-RateLimit-Reset"); a == "" || a != b {
+		t.Fatalf("frozen-reset moved: %q then %q", a, b)
+	}
+	for _, hd := range []http.Header{first, rec.Header()} {
+		if got := hd.Get("RateLimit"); !strings.HasSuffix(got, ";t=4") { // w = 4/1 s
+			t.Fatalf("frozen-reset RateLimit %q, want t=4", got)
+		}
+	}
+
+	h, now = fakeClockHandler(t, faultBase+"early-reset")
+	rec = exhaust(h, 4) // empty: whole again in 4 s; half is 2 s
+	if got, want := rec.Header().Get("X-RateLimit-Reset"), strconv.FormatInt(now.Add(2*time.Second).Unix(), 10); got != want {
+		t.Fatalf("early-reset X-RateLimit-Reset %s, want %s", got, want)
+	}
+	if got := rec.Header().Get("RateLimit"); !strings.HasSuffix(got, ";t=2") {
+		t.Fatalf("early-reset RateLimit %q, want t=2", got)
+	}
+	h, now = fakeClockHandler(t, faultBase+"early-reset,reset-epoch-ms")
+	rec = exhaust(h, 4)
+	if got, want := rec.Header().Get("X-RateLimit-Reset"), strconv.FormatInt(now.Add(2*time.Second).Unix()*1000, 10); got != want {
+		t.Fatalf("early-reset in ms: %s, want %s", got, want)
+	}
+	if _, err := ParseBuiltin(faultBase + "frozen-reset,reset-past"); err == nil || !strings.Contains(err.Error(), "cannot be combined") {
+		t.Fatalf("frozen-reset with reset-past: %v", err)
+	}
+}

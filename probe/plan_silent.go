@@ -1,0 +1,213 @@
+package probe
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/headers"
+)
+
+// Silent waits: the probe's other phases keep knocking, and a limiter that
+// counts rejected requests (a window restarted by every over-limit request,
+// a log of blocked attempts) stays closed because of the knocking itself.
+// What Retry-After and Reset promise is what a well-behaved client sees:
+// after a rejection it sends nothing on that key until the time the header
+// names, then one request. These phases do exactly that, so the grade can
+// judge the headers on the waits the headers ask for.
+const (
+	// phaseRetryWait is the one request sent when a rejection's
+	// Retry-After has passed in silence.
+	phaseRetryWait = "retry-wait"
+	// phaseResetWait is the one request sent when a rejection's Reset
+	// (X-RateLimit-Reset, RateLimit t) has passed in silence.
+	phaseResetWait = "reset-wait"
+	// phaseSilentExhaust are the sequential requests that use the quota
+	// up again between the two waits.
+	phaseSilentExhaust = "silent-exhaust"
+	// phaseSilentBurst is the burst released at one instant when
+	// sequential requests find no limit (a concurrency cap).
+	phaseSilentBurst = "silent-burst"
+)
+
+// silentMargin is added to every wait: the timer's lateness on a loaded
+// machine is on top of it, never under it.
+const silentMargin = 10 * time.Millisecond
+
+// silentWaits reserves the time the two silent waits need at the end of the
+// probe (taking it from the phases that run before) and returns the function
+// that runs them. Use it as `defer p.silentWaits(ctx)()` before the phases
+// whose time it takes.
+func (p *planner) silentWaits(ctx context.Context) func() {
+	reserve := time.Duration(0)
+	if r := p.latestOfKey(); r != nil && r.Rejected() && p.oneKey() {
+		done := p.e.Start().Add(r.Done)
+		// Each wait: its length, a round trip and the margin; the second
+		// also re-exhausts the quota first.
+		var needRA, needReset time.Duration
+		if at, ok := retryAfterOf(p.e.Start(), r); ok {
+			needRA = max(at.Sub(done), 0) + p.calibrationRTT() + silentMargin
+		}
+		if at, ok := resetOf(p.e.Start(), r); ok {
+			needReset = max(at.Sub(done), 0) + p.calibrationRTT() + silentMargin + 300*time.Millisecond
+		}
+		// Only what leaves the other phases at least half the time: a
+		// window of minutes cannot be waited out in the budget.
+		half := (p.deadline - p.e.Now()) / 2
+		switch {
+		case needRA+needReset <= half:
+			reserve = needRA + needReset
+		case needRA <= half:
+			reserve = needRA
+		}
+	}
+	p.deadline -= reserve
+	return func() {
+		p.deadline += reserve
+		p.e.Wait() // the last scheduled requests are in
+		if !p.oneKey() {
+			p.note("silent waits not run: the requests went to several keys")
+			return
+		}
+		r := p.rejectionOfKey(ctx)
+		if r == nil {
+			p.note("silent waits not run: no rejection to wait out")
+			return
+		}
+		if at, ok := retryAfterOf(p.e.Start(), r); ok {
+			p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After")
+		} else {
+			p.note("silent wait for Retry-After not run: seq %d carried no readable Retry-After", r.Seq)
+		}
+		if r = p.rejectionOfKey(ctx); r == nil {
+			p.note("silent wait for Reset not run: no rejection to wait out")
+			return
+		}
+		if at, ok := resetOf(p.e.Start(), r); ok {
+			p.silentRetry(ctx, r, at, phaseResetWait, "Reset")
+		} else {
+			p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
+		}
+	}
+}
+
+// silentRetry sleeps until at (and at least until r completed) plus the
+// margin, sending nothing, then sends one request in phase.
+func (p *planner) silentRetry(ctx context.Context, r *attack.Result, at time.Time, phase, what string) {
+	wake := max(at.Sub(p.e.Start()), r.Done) + p.calibrationRTT() + silentMargin
+	if wake > p.deadline {
+		p.note("silent wait for %s not run: seq %d asked for %.2f s, beyond the probe's time budget", what, r.Seq, (wake - r.Done).Seconds())
+		return
+	}
+	if p.left() < 1 || !sleep(ctx, wake-p.e.Now()) {
+		return
+	}
+	p.e.Do(ctx, attack.Shot{Phase: phase})
+}
+
+// rejectionOfKey returns the probe key's latest result if it is a
+// rejection, or uses the quota up until one is: sequential requests (a
+// bounded number), then, for a limiter they never exhaust (a concurrency
+// cap), one burst released at one instant whose last-sent request must be
+// the rejection — nothing of the key is sent after it.
+func (p *planner) rejectionOfKey(ctx context.Context) *attack.Result {
+	if r := p.latestOfKey(); r != nil && r.Rejected() {
+		return r
+	}
+	n := max(2*p.hintLimit+10, 50)
+	for range n {
+		if p.left() < 2 || p.e.Now() > p.deadline {
+			return nil
+		}
+		r, ok := p.e.Do(ctx, attack.Shot{Phase: phaseSilentExhaust})
+		if !ok {
+			return nil
+		}
+		if r.Error == "" && r.Rejected() {
+			return r
+		}
+	}
+	size := min(max(2*p.hintLimit+10, 20), p.left()-2)
+	if size < 2 || p.e.Now() > p.deadline {
+		return nil
+	}
+	shots := make([]attack.Shot, size)
+	for i := range shots {
+		shots[i] = attack.Shot{Phase: phaseSilentBurst}
+	}
+	p.e.Burst(ctx, p.e.Now()+5*time.Millisecond, shots)
+	p.e.Wait() // every one of them answered: nothing in flight while waiting
+	if r := p.latestOfKey(); r != nil && r.Phase == phaseSilentBurst && r.Rejected() {
+		return r
+	}
+	return nil
+}
+
+// latestOfKey is the decided result of the probe's key sent last.
+func (p *planner) latestOfKey() *attack.Result {
+	var last *attack.Result
+	for _, r := range p.col.Results() {
+		if r.Phase != phaseScopeOther && decided(r) && (last == nil || r.Sent > last.Sent) {
+			last = r
+		}
+	}
+	return last
+}
+
+// oneKey reports whether the probe's requests all went to one key. With
+// --keys the engine spreads them over several, and nothing the plan sends
+// next is known to land on the key it waited for.
+func (p *planner) oneKey() bool {
+	keys := map[string]bool{}
+	for _, r := range p.col.Results() {
+		if r.Phase != phaseScopeOther {
+			keys[r.Key] = true
+		}
+	}
+	return len(keys) <= 1
+}
+
+// retryAfterOf is the instant r's Retry-After names, read as leniently as a
+// forgiving client would: a date as itself (the target is on this machine,
+// its clock is ours), a delay from when the answer arrived.
+func retryAfterOf(start time.Time, r *attack.Result) (time.Time, bool) {
+	v, ok := r.Headers["retry-after"]
+	if !ok {
+		return time.Time{}, false
+	}
+	ra, _, ok := headers.ReadRetryAfterLeniently(v, time.Time{})
+	switch {
+	case !ok:
+		return time.Time{}, false
+	case ra.Form == headers.RetryAfterDate:
+		return ra.At, true
+	}
+	return start.Add(r.Done).Add(ra.Delay), true
+}
+
+// resetOf is the earliest instant r's quota fields say capacity is back.
+func resetOf(start time.Time, r *attack.Result) (time.Time, bool) {
+	h := http.Header{}
+	for k, v := range r.Headers {
+		h.Set(k, v)
+	}
+	var at time.Time
+	earliest := func(t time.Time) {
+		if at.IsZero() || t.Before(at) {
+			at = t
+		}
+	}
+	if x, _ := headers.ParseXRateLimit(h, time.Time{}); x.Reset.Present && x.Reset.Err == nil {
+		switch {
+		case !x.ResetAt.IsZero():
+			earliest(x.ResetAt)
+		case x.ResetUnit == headers.ResetDeltaSeconds:
+			earliest(start.Add(r.Done).Add(x.ResetIn))
+		}
+	}
+	if ietf, _ := headers.ParseIETF(h); len(ietf.Current) > 0 && ietf.Current[0].HasReset {
+		earliest(start.Add(r.Done).Add(time.Duration(ietf.Current[0].ResetSeconds) * time.Second))
+	}
+	return at, !at.IsZero()
+}

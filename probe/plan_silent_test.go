@@ -1,0 +1,111 @@
+package probe
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/refserver"
+)
+
+// A window restarted by every over-limit request never reopens while the
+// probe knocks; the silent waits wait out its Retry-After and its Reset
+// without sending anything on the key, and are then admitted.
+func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
+	out, err := ProbeBuiltin(context.Background(), "builtin:fixed_window?limit=10&window=2s&penalty=restart", Options{MaxTime: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := out.Observed.Results
+	for _, phase := range []string{phaseRetryWait, phaseResetWait} {
+		var wait *attack.Result
+		for i := range rs {
+			if rs[i].Phase == phase {
+				if wait != nil {
+					t.Fatalf("two %s requests", phase)
+				}
+				wait = &rs[i]
+			}
+		}
+		if wait == nil {
+			t.Fatalf("no %s request; notes %q", phase, out.Observed.Notes)
+		}
+		// The request before it on the key: a rejection, complete before
+		// the wait began, with the whole Retry-After (or Reset) between.
+		var prev *attack.Result
+		for i := range rs {
+			if r := &rs[i]; r.Key == wait.Key && r.Sent < wait.Sent && (prev == nil || r.Sent > prev.Sent) {
+				prev = r
+			}
+		}
+		if prev == nil || !prev.Rejected() {
+			t.Fatalf("%s: the request before it %+v is not a rejection", phase, prev)
+		}
+		var at time.Time
+		var ok bool
+		if phase == phaseRetryWait {
+			at, ok = retryAfterOf(out.Observed.Start, prev)
+		} else {
+			at, ok = resetOf(out.Observed.Start, prev)
+		}
+		if !ok || out.Observed.Start.Add(wait.Sent).Before(at) || wait.Sent < prev.Done {
+			t.Fatalf("%s sent at %s, before seq %d's stated instant %s (ok %v)", phase, wait.Sent, prev.Seq, at.Sub(out.Observed.Start), ok)
+		}
+		if !wait.Admitted() {
+			t.Errorf("%s: status %d after a silent wait of %s (Retry-After %q)", phase, wait.Status, wait.Sent-prev.Done, prev.Headers["retry-after"])
+		}
+	}
+}
+
+// Without Retry-After or quota fields there is nothing to wait for: the
+// probe says so and sends no wait request.
+func TestSilentWaitsNeedHeaders(t *testing.T) {
+	out, err := ProbeBuiltin(context.Background(), "builtin:fixed_window?limit=10&window=1s&headers=none&retry-after=off", Options{MaxTime: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Observed.Results {
+		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait {
+			t.Fatalf("a %s request without a header to wait for", r.Phase)
+		}
+	}
+	notes := strings.Join(out.Observed.Notes, "\n")
+	for _, want := range []string{"silent wait for Retry-After not run", "silent wait for Reset not run"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+}
+
+// Requests spread over several keys (--keys): no wait is silent on a key
+// the plan can name, so none is run.
+func TestSilentWaitsNeedOneKey(t *testing.T) {
+	srv, err := refserver.StartBuiltin("builtin:fixed_window?limit=5&window=1s&scope=header:X-Key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	req, err := attack.NewRequest("GET", srv.URL, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.KeyHeader = "X-Key"
+	col := attack.NewCollector(true)
+	e := attack.New(req, attack.Options{MaxRequests: DefaultMaxRequests, MaxDuration: 14 * time.Second, Keys: 3}, col.Add)
+	ctx := e.Begin(context.Background())
+	obs, err := Run(ctx, e, col, Options{MaxTime: 4 * time.Second})
+	e.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range obs.Results {
+		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait || r.Phase == phaseSilentExhaust {
+			t.Fatalf("a %s request although the keys rotate", r.Phase)
+		}
+	}
+	if notes := strings.Join(obs.Notes, "\n"); !strings.Contains(notes, "silent waits not run: the requests went to several keys") {
+		t.Errorf("notes %q", notes)
+	}
+}
