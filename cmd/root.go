@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -61,7 +62,33 @@ builtin:token_bucket?rate=10/s&burst=20.`,
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
 	root.AddCommand(newVersionCmd(), newServeCmd(), newAttackCmd(), newProbeCmd(), newCompareCmd(), newDemoCmd(), newCheckCmd(), newReportCmd())
+	strictCompletion(root)
 	return root
+}
+
+// strictCompletion makes cobra's completion command refuse a shell it has
+// no script for: left alone, 'completion tcsh' prints the help and exits 0,
+// and a CI step that pipes it into a file succeeds with nothing usable.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sub := range c.Commands() {
+			shells = append(shells, sub.Name())
+		}
+		list := strings.Join(shells, ", ")
+		c.Args = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr("completion needs a shell: one of %s (e.g. '%s bash')", list, c.CommandPath())
+			}
+			return usageErr("no completion script for shell %q: use one of %s", args[0], list)
+		}
+		// Runnable, so cobra checks Args instead of printing the help.
+		c.RunE = func(*cobra.Command, []string) error { return nil }
+	}
 }
 
 // Execute runs the command line and returns the process exit code.
