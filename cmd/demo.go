@@ -24,7 +24,7 @@ beside the truth. It needs nothing but the binary. Exit 1 if any family or
 parameter came out wrong.`,
 		Example: `  ratecheck demo
   ratecheck demo --json demo.json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
 				return usageErr("--output %q: use text or json", output)
