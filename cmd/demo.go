@@ -38,6 +38,14 @@ parameter came out wrong.`,
 					fmt.Fprintf(c.ErrOrStderr(), "probing %s ...\n", spec)
 				}
 				o, err := selftest.ProbeBuiltin(ctx, spec, probe.Options{})
+				if ctx.Err() != nil {
+					// A cut-short probe names nothing, so there is nothing to
+					// score: no table, no ✓ or ✗, exit 3.
+					if output == "text" {
+						report.Interrupted(c.OutOrStdout(), "")
+					}
+					return exitWith(ExitUntested, fmt.Errorf("demo interrupted while probing %s (%d of %d limiters done): nothing was scored", spec, len(outcomes), len(selftest.DemoTargets)))
+				}
 				if err != nil {
 					return exitWith(ExitUntested, fmt.Errorf("%s: %w", spec, err))
 				}
