@@ -24,7 +24,7 @@ beside the truth. It needs nothing but the binary. Exit 1 if any family or
 parameter came out wrong.`,
 		Example: `  ratecheck demo
   ratecheck demo --json demo.json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
 				return usageErr("--output %q: use text or json", output)
@@ -38,6 +38,14 @@ parameter came out wrong.`,
 					fmt.Fprintf(c.ErrOrStderr(), "probing %s ...\n", spec)
 				}
 				o, err := selftest.ProbeBuiltin(ctx, spec, probe.Options{})
+				if ctx.Err() != nil {
+					// A cut-short probe names nothing, so there is nothing to
+					// score: no table, no ✓ or ✗, exit 3.
+					if output == "text" {
+						report.Interrupted(c.OutOrStdout(), "")
+					}
+					return exitWith(ExitUntested, fmt.Errorf("demo interrupted while probing %s (%d of %d limiters done): nothing was scored", spec, len(outcomes), len(selftest.DemoTargets)))
+				}
 				if err != nil {
 					return exitWith(ExitUntested, fmt.Errorf("%s: %w", spec, err))
 				}

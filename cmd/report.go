@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -133,9 +134,12 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 func readStreamFile(path string) (*attack.Recorded, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, usageErr("%v (name a results stream: the --out file of attack, probe, check or compare)", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, usageErr("%s is a directory: name the results streams in it, e.g. %s", path, filepath.Join(path, "*.jsonl"))
+	}
 	rec, err := attack.ReadStream(f)
 	if err != nil {
 		return nil, usageErr("%s: %v", path, err)

@@ -102,7 +102,7 @@ func TestReportUsageErrors(t *testing.T) {
 		{[]string{"report", junk}, "not a ratecheck results file"},
 		{[]string{"report", recordedProbe, "-o", "xml"}, "--output"},
 		{[]string{"report", recordedProbe, "--expect", "nope"}, "KEY=VALUE"},
-		{[]string{"report", recordedProbe, "--html", filepath.Join(dir, "no", "such", "dir", "r.html")}, "writing"},
+		{[]string{"report", recordedProbe, "--html", filepath.Join(dir, "no", "such", "dir", "r.html")}, "--html " + filepath.Join(dir, "no", "such", "dir", "r.html") + " cannot be written"},
 	}
 	for _, c := range cases {
 		code, _, errs := runCmd(t, c.args...)

@@ -8,7 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -54,6 +57,9 @@ builtin:token_bucket?rate=10/s&burst=20.`,
   ratecheck version`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every command: a report file that cannot be written is found
+		// before anything is sent, not after a long run.
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return checkReportFiles(c) },
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -61,7 +67,60 @@ builtin:token_bucket?rate=10/s&burst=20.`,
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
 	root.AddCommand(newVersionCmd(), newServeCmd(), newAttackCmd(), newProbeCmd(), newCompareCmd(), newDemoCmd(), newCheckCmd(), newReportCmd())
+	strictCompletion(root)
 	return root
+}
+
+// strictCompletion makes cobra's completion command refuse a shell it has
+// no script for: left alone, 'completion tcsh' prints the help and exits 0,
+// and a CI step that pipes it into a file succeeds with nothing usable.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sub := range c.Commands() {
+			shells = append(shells, sub.Name())
+		}
+		list := strings.Join(shells, ", ")
+		c.Args = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr("completion needs a shell: one of %s (e.g. '%s bash')", list, c.CommandPath())
+			}
+			return usageErr("no completion script for shell %q: use one of %s", args[0], list)
+		}
+		// Runnable, so cobra checks Args instead of printing the help.
+		c.RunE = func(*cobra.Command, []string) error { return nil }
+	}
+}
+
+// checkReportFiles is exit 2 when a report file flag (--html, --json,
+// --junit) names a place no file can be created in: a missing directory, a
+// directory, no permission.
+func checkReportFiles(c *cobra.Command) error {
+	for _, name := range []string{flagHTML, flagJSON, flagJUnit} {
+		fl := c.Flags().Lookup(name)
+		if fl == nil || fl.Value.String() == "" {
+			continue
+		}
+		path := fl.Value.String()
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			return usageErr("--%s %s is a directory: name a file, e.g. %s", name, path, filepath.Join(path, "report."+name))
+		}
+		probe, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is already in the message
+			}
+			return usageErr("--%s %s cannot be written: %v (choose another place)", name, path, err)
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	return nil
 }
 
 // Execute runs the command line and returns the process exit code.
@@ -76,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "ratecheck: %v\n", err)
+	fmt.Fprintf(stderr, "ratecheck: %s\n", oneLine(err))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -86,12 +145,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return ExitUsage
 }
 
+// oneLine is err's message on one line: cobra puts its "Did you mean
+// this?" suggestions for a mistyped command on lines of their own.
+func oneLine(err error) string {
+	msg := err.Error()
+	if head, sugg, ok := strings.Cut(msg, "\n\nDid you mean this?\n"); ok {
+		return fmt.Sprintf("%s: did you mean %s? (see 'ratecheck --help')", head, strings.Join(strings.Fields(sugg), " or "))
+	}
+	if strings.HasPrefix(msg, "unknown command ") && !strings.Contains(msg, "\n") {
+		return msg + " (see 'ratecheck --help' for the commands)"
+	}
+	// errors.Join and the like: one line, the parts kept apart.
+	return strings.Join(strings.FieldsFunc(msg, func(r rune) bool { return r == '\n' }), "; ")
+}
+
+// noArgs is cobra.NoArgs with a message that says the command takes none
+// (cobra's own reads "unknown command").
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErr("%s takes no arguments (got %q); see '%s --help'", c.Name(), strings.Join(args, " "), c.CommandPath())
+	}
+	return nil
+}
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print ratecheck's version",
 		Example: "  ratecheck version",
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			fmt.Fprintf(c.OutOrStdout(), "ratecheck %s\n", version)
 			return nil

@@ -31,7 +31,7 @@ Algorithms: ` + fmt.Sprint(limiter.Families),
   ratecheck serve --algo leaky_shaping --rate 10/s --burst 5 --status 503 --headers none
   ratecheck serve --algo concurrency --max-inflight 4 --latency 50ms
   ratecheck serve --algo token_bucket --rate 10/s --burst 20 --fault lie-remaining,short-retry-after`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			opt := refserver.DefaultOptions()
 			var setErr error

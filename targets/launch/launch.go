@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/ratecheck/ratecheck/targets/nginx"
@@ -92,9 +93,8 @@ func OpenWith(ctx context.Context, spec string, opt Options) (*Target, error) {
 	case strings.HasPrefix(spec, NginxPrefix):
 		return openNginx(ctx, spec, opt)
 	case strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://"):
-		u, err := url.Parse(spec)
-		if err != nil || u.Host == "" {
-			return nil, &UsageError{fmt.Errorf("target %q is not a valid URL: write e.g. http://127.0.0.1:8080/", spec)}
+		if err := checkURL(spec); err != nil {
+			return nil, &UsageError{err}
 		}
 		return &Target{Spec: spec, URL: spec, Kind: KindURL}, nil
 	}
@@ -134,4 +134,23 @@ func openNginx(ctx context.Context, spec string, opt Options) (*Target, error) {
 		return nil, fmt.Errorf("target %s: %w", spec, err)
 	}
 	return &Target{Spec: spec, URL: inst.URL, Kind: KindNginx, Notes: inst.Notes, Dir: inst.Dir, close: inst.Stop}, nil
+}
+
+// checkURL refuses what would otherwise go out as a malformed request or a
+// dial to nowhere: no host, a port outside 1–65535, and unescaped spaces or
+// control characters (they would be written into the request line as is).
+func checkURL(spec string) error {
+	if i := strings.IndexFunc(spec, func(r rune) bool { return r <= ' ' || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("target %q has a space or control character at byte %d: escape it (a space is %%20)", spec, i+1)
+	}
+	u, err := url.Parse(spec)
+	if err != nil || u.Hostname() == "" {
+		return fmt.Errorf("target %q is not a valid URL: write e.g. http://127.0.0.1:8080/", spec)
+	}
+	if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("target %q: port %q is not a number from 1 to 65535", spec, p)
+		}
+	}
+	return nil
 }

@@ -195,6 +195,25 @@ func TestOpenNginxNotInstalled(t *testing.T) {
 	}
 }
 
+func TestOpenBadURLIsUsageError(t *testing.T) {
+	for spec, msg := range map[string]string{
+		"http://":                       "not a valid URL",
+		"http://:8080/":                 "not a valid URL",
+		"http://[::1":                   "not a valid URL",
+		"http://127.0.0.1:99999/":       `port "99999" is not a number from 1 to 65535`,
+		"http://127.0.0.1:0/":           `port "0"`,
+		"http://127.0.0.1:/":            `port ""`,
+		"http://127.0.0.1:8080/a b":     "space or control character at byte 24",
+		"http://127.0.0.1:8080/?q=a\tb": "space or control character",
+	} {
+		_, err := Open(context.Background(), spec)
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), msg) {
+			t.Errorf("Open(%q) = %v, want a UsageError containing %q", spec, err, msg)
+		}
+	}
+}
+
 func TestOpenURLAndBuiltin(t *testing.T) {
 	tg, err := Open(context.Background(), "http://127.0.0.1:1/")
 	if err != nil || tg.Kind != KindURL || tg.Fresh() {

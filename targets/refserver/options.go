@@ -86,9 +86,24 @@ func (o *Options) Set(name, value string) error {
 			return err
 		}
 	default:
+		if !slices.Contains(limiter.ParamNames, name) {
+			return fmt.Errorf("unknown key %q: use one of %s", name, strings.Join(KeyNames(), ", "))
+		}
 		return o.Limiter.Set(name, value)
 	}
 	return nil
+}
+
+// KeyNames are every key Set accepts but algo (a builtin: target names its
+// algorithm before the '?'; serve has --algo).
+func KeyNames() []string {
+	var out []string
+	for _, n := range limiter.ParamNames {
+		if n != "algo" {
+			out = append(out, n)
+		}
+	}
+	return append(out, OptionNames...)
 }
 
 // OptionNames are the server options Set accepts besides the limiter's.
@@ -112,6 +127,7 @@ func ParseBuiltin(spec string) (Options, error) {
 	o.Limiter.Algo = algo
 	// ParseQuery would turn '+' into a space; rates never contain one, but a
 	// header scope could, so use PathUnescape per pair instead.
+	seen := map[string]string{} // key → the pair that first set it
 	for pair := range strings.SplitSeq(query, "&") {
 		if pair == "" {
 			continue
@@ -120,6 +136,15 @@ func ParseBuiltin(spec string) (Options, error) {
 		if !found {
 			return o, fmt.Errorf("%s: %q has no value: write key=value", spec, pair)
 		}
+		if k == "algo" {
+			return o, fmt.Errorf("%s: the algorithm is the word after builtin:, not a key: write builtin:%s?...", spec, v)
+		}
+		// A repeated key would silently keep the last value (rate=10/s&rate=1/s
+		// runs at 1/s); only fault accumulates, so only it may repeat.
+		if first, dup := seen[k]; dup && k != "fault" {
+			return o, fmt.Errorf("%s: key %q is given twice (%s and %s): keep one", spec, k, first, pair)
+		}
+		seen[k] = pair
 		uv, err := url.PathUnescape(v)
 		if err != nil {
 			return o, fmt.Errorf("%s: %q: %v", spec, pair, err)

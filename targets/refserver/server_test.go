@@ -110,14 +110,17 @@ func TestScopeHeader(t *testing.T) {
 
 func TestParseBuiltinErrors(t *testing.T) {
 	for spec, msg := range map[string]string{
-		"builtin:":                           "names no algorithm",
-		"builtin:magic":                      "unknown algorithm",
-		"builtin:token_bucket?rate=ten":      "COUNT/UNIT",
-		"builtin:token_bucket?burst=-1":      "burst must be ≥ 0",
-		"builtin:token_bucket?status=200":    "use 429 or 503",
-		"builtin:token_bucket?headers=all":   "headers",
-		"builtin:fixed_window?window":        "has no value",
-		"builtin:token_bucket?scope=header:": "scope",
+		"builtin:":                                "names no algorithm",
+		"builtin:magic":                           "unknown algorithm",
+		"builtin:token_bucket?rate=ten":           "COUNT/UNIT",
+		"builtin:token_bucket?burst=-1":           "burst must be ≥ 0",
+		"builtin:token_bucket?status=200":         "use 429 or 503",
+		"builtin:token_bucket?headers=all":        "headers",
+		"builtin:fixed_window?window":             "has no value",
+		"builtin:token_bucket?scope=header:":      "scope",
+		"builtin:token_bucket?rate=10/s&rate=1/s": `key "rate" is given twice (rate=10/s and rate=1/s)`,
+		"builtin:token_bucket?algo=fixed_window":  "the algorithm is the word after builtin:",
+		"builtin:token_bucket?colour=red":         `unknown key "colour": use one of rate, burst,`,
 	} {
 		if _, err := ParseBuiltin(spec); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("ParseBuiltin(%q) = %v, want error containing %q", spec, err, msg)
