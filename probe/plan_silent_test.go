@@ -10,15 +10,31 @@ import (
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
+// probeBuiltin probes a built-in reference limiter with probe.Run.
+func probeBuiltin(t *testing.T, spec string, opt Options) *Result {
+	t.Helper()
+	srv, err := refserver.StartBuiltin(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	req, err := attack.NewRequest("GET", srv.URL, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), req, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // A window restarted by every over-limit request never reopens while the
 // probe knocks; the silent waits wait out its Retry-After and its Reset
 // without sending anything on the key, and are then admitted.
 func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
-	out, err := ProbeBuiltin(context.Background(), "builtin:fixed_window?limit=10&window=2s&penalty=restart", Options{MaxTime: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs := out.Observed.Results
+	obs := probeBuiltin(t, "builtin:fixed_window?limit=10&window=2s&penalty=restart", Options{MaxTime: 12 * time.Second}).Observation
+	rs := obs.Results
 	for _, phase := range []string{phaseRetryWait, phaseResetWait} {
 		var wait *attack.Result
 		for i := range rs {
@@ -30,7 +46,7 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 			}
 		}
 		if wait == nil {
-			t.Fatalf("no %s request; notes %q", phase, out.Observed.Notes)
+			t.Fatalf("no %s request; notes %q", phase, obs.Notes)
 		}
 		// The request before it on the key: a rejection, complete before
 		// the wait began, with the whole Retry-After (or Reset) between.
@@ -46,12 +62,12 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 		var at time.Time
 		var ok bool
 		if phase == phaseRetryWait {
-			at, ok = retryAfterOf(out.Observed.Start, prev)
+			at, ok = retryAfterOf(obs.Start, prev)
 		} else {
-			at, ok = resetOf(out.Observed.Start, prev)
+			at, ok = resetOf(obs.Start, prev)
 		}
-		if !ok || out.Observed.Start.Add(wait.Sent).Before(at) || wait.Sent < prev.Done {
-			t.Fatalf("%s sent at %s, before seq %d's stated instant %s (ok %v)", phase, wait.Sent, prev.Seq, at.Sub(out.Observed.Start), ok)
+		if !ok || obs.Start.Add(wait.Sent).Before(at) || wait.Sent < prev.Done {
+			t.Fatalf("%s sent at %s, before seq %d's stated instant %s (ok %v)", phase, wait.Sent, prev.Seq, at.Sub(obs.Start), ok)
 		}
 		if !wait.Admitted() {
 			t.Errorf("%s: status %d after a silent wait of %s (Retry-After %q)", phase, wait.Status, wait.Sent-prev.Done, prev.Headers["retry-after"])
@@ -62,16 +78,13 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 // Without Retry-After or quota fields there is nothing to wait for: the
 // probe says so and sends no wait request.
 func TestSilentWaitsNeedHeaders(t *testing.T) {
-	out, err := ProbeBuiltin(context.Background(), "builtin:fixed_window?limit=10&window=1s&headers=none&retry-after=off", Options{MaxTime: 4 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range out.Observed.Results {
+	obs := probeBuiltin(t, "builtin:fixed_window?limit=10&window=1s&headers=none&retry-after=off", Options{MaxTime: MinTime}).Observation
+	for _, r := range obs.Results {
 		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait {
 			t.Fatalf("a %s request without a header to wait for", r.Phase)
 		}
 	}
-	notes := strings.Join(out.Observed.Notes, "\n")
+	notes := strings.Join(obs.Notes, "\n")
 	for _, want := range []string{"silent wait for Retry-After not run", "silent wait for Reset not run"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
@@ -92,14 +105,11 @@ func TestSilentWaitsNeedOneKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.KeyHeader = "X-Key"
-	col := attack.NewCollector(true)
-	e := attack.New(req, attack.Options{MaxRequests: DefaultMaxRequests, MaxDuration: 14 * time.Second, Keys: 3}, col.Add)
-	ctx := e.Begin(context.Background())
-	obs, err := Run(ctx, e, col, Options{MaxTime: 4 * time.Second})
-	e.Finish()
+	res, err := Run(context.Background(), req, Options{MaxTime: MinTime, Engine: attack.Options{Keys: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	obs := res.Observation
 	for _, r := range obs.Results {
 		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait || r.Phase == phaseSilentExhaust {
 			t.Fatalf("a %s request although the keys rotate", r.Phase)
