@@ -205,7 +205,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	})
 	prog.Stop()
 	if res == nil { // nothing was sent: the flags or --out are at fault
-		return usageErr("%w", err)
+		return runConfigErr(err)
 	}
 	if res.StreamErr != nil {
 		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, res.StreamErr)
@@ -258,7 +258,6 @@ func printAttack(c *cobra.Command, f *attackFlags, spec, path string, res *attac
 	report.Verdict(out, res.Report.Verdict, res.Report.Notes)
 	return nil
 }
-
 
 // exactArgs is cobra.ExactArgs with a message that says what is missing.
 func exactArgs(n int, what string) cobra.PositionalArgs {

@@ -255,7 +255,7 @@ func badInputCases() []badInputCase {
 		{name: "attack-garbage-server", args: []string{"attack", "--profile", "burst", "--burst", "3", "--idle", "0s", "--out", "{dir}/r.jsonl", "{garbage}"}, code: 3, msg: []string{"malformed status line"}, results: "r.jsonl"},
 		// A server that answers 404 to everything was tested (it answered):
 		// exit 0, and the table says what it answered.
-		{name: "attack-404-everywhere", args: []string{"attack", "--profile", "burst", "--burst", "5", "--idle", "0s", "--out", "{dir}/r.jsonl", "{404}"}, code: 0, msg: []string{"burst of 5"}, stdout: []string{"404"}, results: "r.jsonl"},
+		{name: "attack-404-everywhere", args: []string{"attack", "--profile", "burst", "--burst", "5", "--idle", "0s", "--out", "{dir}/r.jsonl", "{404}"}, code: 3, msg: []string{"not tested", "statuses 404 (5)", "is the URL right?"}, stdout: []string{"404 (5)"}, results: "r.jsonl"},
 		// Rates over the time actually spent (issue #12, 4).
 		{name: "attack-steady-cut-by-max-duration", args: []string{"attack", "--profile", "steady", "--rate", "50/s", "--duration", "10s", "--max-duration", "1s", "--out", "{dir}/r.jsonl", "builtin:none"},
 			code: 0, msg: []string{"--max-duration"}, results: "r.jsonl", check: wantAdmittedRate(50)},

@@ -101,6 +101,8 @@ type compareTarget struct {
 	Notes []string      `json:"notes,omitempty"`
 	// Error says why this target could not be tested (exit 3).
 	Error string `json:"error,omitempty"`
+	// Stopped says the run was cut short ("interrupted"): partial, ungraded.
+	Stopped string `json:"stopped,omitempty"`
 
 	statuses map[int]int // every status the run saw
 	probe    *probeRun   // a --probe run, for the report files
@@ -109,6 +111,8 @@ type compareTarget struct {
 type compareOutput struct {
 	Experiment string          `json:"experiment"` // the profile name, or "probe"
 	Targets    []compareTarget `json:"targets"`
+	// Interrupted says the comparison was cut short: partial, no verdict.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
@@ -210,6 +214,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 		}
 	}
 
+	out.Interrupted = ctx.Err() != nil
 	w := c.OutOrStdout()
 	if f.output == "json" {
 		enc := json.NewEncoder(w)
@@ -247,7 +252,7 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 	res, err := attack.Run(ctx, prof, attack.RunOptions{Options: f.options(), Request: req, Out: path, KeepResults: true,
 		Header: attack.StreamHeader{Command: "compare", Target: t.Spec, Options: opts}})
 	if res == nil { // nothing was sent: the flags or --out are at fault
-		return usageErr("%w", err)
+		return runConfigErr(err)
 	}
 	ct.Results = path
 	notes := res.Report.Notes
@@ -262,6 +267,10 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 	rep := res.Report
 	rep.Notes = notes
 	ct.Report = &rep
+	if res.Stopped == attack.StopInterrupted {
+		ct.Stopped = string(res.Stopped) // a cut-short run is not graded
+		return nil
+	}
 	rs := make([]attack.Result, len(res.Results))
 	for i, r := range res.Results {
 		rs[i] = *r
@@ -287,13 +296,16 @@ func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path s
 		}
 	}
 	ct.Requests, ct.ElapsedS, ct.statuses, ct.Notes = len(s.Results), run.Res.Elapsed.Seconds(), statuses, run.Res.Notes
-	ct.Inference, ct.Grade, ct.probe = &run.Res.Inference, run.Grade, run
+	ct.Inference, ct.Grade, ct.probe, ct.Stopped = &run.Res.Inference, run.Grade, run, s.Stopped
 	return nil
 }
 
 // printCompare prints the side-by-side table, then each target's verdict,
 // evidence and notes.
 func printCompare(w io.Writer, f *compareFlags, out compareOutput) error {
+	if out.Interrupted {
+		report.Interrupted(w, "")
+	}
 	header := []string{out.Experiment}
 	targetRow := []string{"spec"}
 	for i, t := range out.Targets {

@@ -147,7 +147,10 @@ func attackRunFromFile(spec, path string, rep attack.Report) report.Run {
 			elapsed = float64(rec.End.Elapsed) / 1e9
 		}
 		run = report.AttackRun(spec, rec.Header.URL, rep.Profile, rec.Header.Start, rec.Results, &rep, elapsed, rep.Notes)
-		run.Complete = rec.End != nil
+		run.Complete = rec.End != nil && rec.End.Stopped == ""
+		if rec.End != nil {
+			run.Stopped = rec.End.Stopped
+		}
 	} else {
 		run = report.AttackRun(spec, "", rep.Profile, time.Time{}, nil, &rep, 0, append(rep.Notes, "the results stream could not be read back: no per-request detail"))
 	}

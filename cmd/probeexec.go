@@ -64,7 +64,7 @@ func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime 
 		if err = probeBudgetErr(err); err != nil {
 			var ee *exitError
 			if !errors.As(err, &ee) {
-				err = usageErr("%v", err)
+				err = usageErr("%v (choose another place with --out)", err)
 			}
 		}
 		return nil, err
@@ -77,4 +77,14 @@ func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime 
 		fmt.Fprintf(stderr, "ratecheck: %v\n", err)
 	}
 	return &probeRun{Spec: tgt.Spec, URL: tgt.URL, Res: res, Grade: grade.OfProbe(res)}, nil
+}
+
+// runConfigErr is exit 2 for a run refused before sending; a results file
+// that cannot be created says which flag moves it.
+func runConfigErr(err error) error {
+	var ce *attack.ConfigError
+	if errors.As(err, &ce) && ce.Field == "RunOptions.Out" {
+		return usageErr("%v (choose another place with --out)", err)
+	}
+	return usageErr("%w", err)
 }
