@@ -2,9 +2,7 @@ package attack
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -14,7 +12,7 @@ import (
 // Options bound and shape a run. Every run is bounded by default.
 type Options struct {
 	Timeout     time.Duration // per request; default 10 s
-	Insecure    bool          // skip TLS verification
+	TLS         TLSOptions    // how https targets are verified (tls.go)
 	MaxRequests int           // request budget; default 20,000
 	MaxDuration time.Duration // time budget; default 2 min
 	MaxConns    int           // simultaneous connections (and requests in flight); default 1,000
@@ -62,8 +60,7 @@ type Engine struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	std  *stdClient // https targets
-	addr string     // host:port for the h1 path
+	addr string // host:port the connections dial
 	pool connPool
 
 	wiresMu sync.RWMutex
@@ -87,18 +84,7 @@ type Engine struct {
 func New(req *Request, opt Options, sinks ...func(*Result)) *Engine {
 	opt.fill()
 	e := &Engine{req: req, opt: opt, sinks: sinks, wires: map[string][]byte{}, inflight: make(chan struct{}, opt.MaxConns)}
-	if req.URL.Scheme == "https" {
-		e.std = newStdClient(opt.Timeout, opt.Insecure, opt.MaxConns)
-	} else {
-		e.addr = req.URL.Host
-		if req.URL.Port() == "" {
-			e.addr = net.JoinHostPort(req.URL.Hostname(), "80")
-		}
-	}
-	e.pool.newConn = func() *h1conn {
-		var tc *tls.Config
-		return newH1conn(e.addr, tc, opt.Timeout)
-	}
+	e.addr, e.pool.newConn = leanClient(req.URL, opt)
 	return e
 }
 
@@ -211,15 +197,6 @@ func (e *Engine) emit(r *Result) {
 
 // send performs one request synchronously.
 func (e *Engine) send(ctx context.Context, r *Result) {
-	if e.std != nil {
-		req, err := e.req.httpRequest(r.Key)
-		if err != nil {
-			r.Sent, r.Done, r.Error = e.Now(), e.Now(), err.Error()
-			return
-		}
-		e.std.do(ctx, req, e.start, r)
-		return
-	}
 	c := e.pool.get()
 	c.roundTrip(ctx, e.wire(r.Key), e.start, r)
 	e.pool.put(c)

@@ -30,8 +30,8 @@ import (
 // armed is one burst request waiting for the instant: its connection has all
 // of the request but tail on the wire.
 type armed struct {
-	conn net.Conn // the connection, as its owner had it when armed
-	tail []byte
+	conn net.Conn // the TCP socket, as its owner had it when armed (below TLS for https)
+	tail []byte   // the final byte, or under TLS the record that carries it
 	r    *Result
 	err  error // why the tail was not written (set by the releasing thread)
 }
@@ -48,10 +48,6 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		k++
 	}
 	shots = shots[:k]
-	if e.std != nil {
-		e.burstStd(ctx, at, shots)
-		return
-	}
 	slots := make([]*armed, len(shots))
 	released := make(chan struct{})
 	var prepared sync.WaitGroup
@@ -64,12 +60,13 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		go func() {
 			defer e.wg.Done()
 			c := e.pool.get()
-			tail, err := c.prewrite(ctx, e.wire(a.r.Key))
+			sock, tail, err := c.prewrite(ctx, e.wire(a.r.Key))
 			if err == nil {
-				a.conn, a.tail = c.c, tail
+				a.conn, a.tail = sock, tail
 			}
 			prepared.Done()
 			if err != nil {
+				err = c.explain(err)
 				<-released
 				a.r.Sent = e.Now()
 				a.r.Done, a.r.Error = a.r.Sent, describeNetErr(e.addr, err)
@@ -82,7 +79,7 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 			rerr := c.await(e.start, a.r)
 			stop()
 			<-released // a.r.Sent and a.err are final
-			if err := firstErr(a.err, rerr); err != nil {
+			if err := c.explain(releaseErr(a.err, rerr)); err != nil {
 				c.close()
 				a.r.Done = max(e.Now(), a.r.Sent)
 				a.r.Error = describeNetErr(e.addr, err)
@@ -101,13 +98,17 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 // priority (see release.go).
 func (e *Engine) RealtimeRelease() bool { return e.realtimeRelease.Load() }
 
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+// releaseErr is why a burst request failed: the tail's write error, unless
+// the server explained itself in TLS terms (its alert then arrives on the
+// read while the write only sees the closed connection).
+func releaseErr(writeErr, readErr error) error {
+	if _, isTLS := describeTLSErr("", readErr); isTLS && readErr != nil {
+		return readErr
 	}
-	return nil
+	if writeErr != nil {
+		return writeErr
+	}
+	return readErr
 }
 
 // releasers is how many OS threads share a burst's writes: one per CPU the
@@ -182,40 +183,4 @@ func releaseShare(ctx context.Context, start, t time.Time, slots []*armed, next 
 			expire(a.conn)
 		}
 	}
-}
-
-// burstStd is Burst for targets served through net/http (TLS with HTTP/2):
-// requests are built in advance and their goroutines released together.
-func (e *Engine) burstStd(ctx context.Context, at time.Duration, shots []Shot) {
-	gate := make(chan struct{})
-	var sent, prepared sync.WaitGroup
-	sent.Add(len(shots))
-	prepared.Add(len(shots))
-	for _, s := range shots {
-		s.At = at
-		r := e.newResult(s)
-		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
-			req, err := e.req.httpRequest(r.Key)
-			prepared.Done()
-			<-gate
-			sent.Done()
-			switch {
-			case ctx.Err() != nil:
-				r.Sent, r.Done, r.Error = e.Now(), e.Now(), "canceled"
-			case err != nil:
-				r.Sent, r.Done, r.Error = e.Now(), e.Now(), err.Error()
-			default:
-				e.std.do(ctx, req, e.start, r)
-			}
-			e.emit(r)
-		}()
-	}
-	prepared.Wait()
-	unlock := lockPacingThread()
-	waitUntil(ctx, e.start.Add(at))
-	close(gate)
-	unlock()
-	sent.Wait()
 }

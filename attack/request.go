@@ -87,22 +87,3 @@ func (r *Request) wire(key string) []byte {
 	b.Write(r.Body)
 	return b.Bytes()
 }
-
-// httpRequest builds a net/http request for the https path.
-func (r *Request) httpRequest(key string) (*http.Request, error) {
-	req, err := http.NewRequest(r.Method, r.URL.String(), bytes.NewReader(r.Body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header = r.Header.Clone()
-	if req.Header.Get("User-Agent") == "" {
-		req.Header.Set("User-Agent", "ratecheck")
-	}
-	if h := req.Header.Get("Host"); h != "" {
-		req.Host = h
-	}
-	if r.KeyHeader != "" && key != "" {
-		req.Header.Set(r.KeyHeader, key)
-	}
-	return req, nil
-}

@@ -1,0 +1,220 @@
+package attack
+
+import (
+	"bytes"
+	"crypto/tls"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// startTLS serves 200s over https on 127.0.0.1 with conf.
+func startTLS(t *testing.T, conf *tls.Config) string {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) }))
+	srv.TLS = conf
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the failed handshakes are the point
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// onlyError is the one kind of error every request of rep failed with.
+func onlyError(t *testing.T, rep Report, want int) string {
+	t.Helper()
+	if rep.Summary.Errors != want || len(rep.Summary.ErrorKinds) != 1 {
+		t.Fatalf("want %d requests failing one way; summary %+v", want, rep.Summary)
+	}
+	for kind := range rep.Summary.ErrorKinds {
+		return kind
+	}
+	return ""
+}
+
+var tlsProfiles = []Profile{
+	Steady{Rate: 50, Duration: 100 * time.Millisecond}, // 5 paced requests
+	Burst{K: 5},
+}
+
+// A server whose certificate a private CA issued: without that CA every
+// request fails saying whom to trust and how; with CACertFile every request
+// of a paced run and of a burst is answered.
+func TestTLSCustomCA(t *testing.T) {
+	pki := newTestPKI(t)
+	url := startTLS(t, pki.serverConfig(false))
+	for _, p := range tlsProfiles {
+		rep, _, _ := runAgainst(t, url, p, Options{})
+		msg := onlyError(t, rep, 5)
+		if !strings.Contains(msg, "unknown authority") || !strings.Contains(msg, "--cacert") || !strings.Contains(msg, "--insecure") {
+			t.Fatalf("%s: error %q does not say the CA is unknown and how to trust it", p.Name(), msg)
+		}
+		rep, _, _ = runAgainst(t, url, p, Options{TLS: TLSOptions{CACertFile: pki.caFile}})
+		if rep.Summary.Admitted != 5 {
+			t.Fatalf("%s with the CA: %+v", p.Name(), rep.Summary)
+		}
+	}
+}
+
+// A server that requires a client certificate (mutual TLS): without one
+// every request fails saying so; with CertFile/KeyFile all are answered.
+func TestTLSClientCertificate(t *testing.T) {
+	pki := newTestPKI(t)
+	url := startTLS(t, pki.serverConfig(true))
+	for _, p := range tlsProfiles {
+		rep, _, _ := runAgainst(t, url, p, Options{TLS: TLSOptions{CACertFile: pki.caFile}})
+		msg := onlyError(t, rep, 5)
+		if !strings.Contains(msg, "requires a client certificate") || !strings.Contains(msg, "--cert") {
+			t.Fatalf("%s: error %q does not say a client certificate is required", p.Name(), msg)
+		}
+		opt := Options{TLS: TLSOptions{CACertFile: pki.caFile, CertFile: pki.clientCert, KeyFile: pki.clientKey}}
+		rep, _, _ = runAgainst(t, url, p, opt)
+		if rep.Summary.Admitted != 5 {
+			t.Fatalf("%s with a client certificate: %+v", p.Name(), rep.Summary)
+		}
+	}
+}
+
+// TLS files that cannot be used are reported with the file and the reason,
+// without naming any command-line flag; an engine given them fails every
+// request with that reason instead of sending anything.
+func TestTLSOptionsErrors(t *testing.T) {
+	pki := newTestPKI(t)
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.txt")
+	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		opt  TLSOptions
+		want string
+	}{
+		{TLSOptions{CACertFile: filepath.Join(dir, "missing.pem")}, "missing.pem"},
+		{TLSOptions{CACertFile: notPEM}, "holds no PEM certificate"},
+		{TLSOptions{CertFile: pki.clientCert}, "has no key file"},
+		{TLSOptions{KeyFile: pki.clientKey}, "has no certificate file"},
+		{TLSOptions{CertFile: pki.clientCert, KeyFile: pki.caFile}, "client certificate"},
+	}
+	for _, c := range cases {
+		_, err := c.opt.Config("127.0.0.1")
+		if err == nil || !strings.Contains(err.Error(), c.want) || mentionsFlag(err.Error()) {
+			t.Fatalf("%+v: error %v, want one mentioning %q and no flag", c.opt, err, c.want)
+		}
+	}
+	url := startTLS(t, pki.serverConfig(false))
+	rep, _, _ := runAgainst(t, url, Steady{Rate: 50, Duration: 60 * time.Millisecond}, Options{TLS: cases[1].opt})
+	if msg := onlyError(t, rep, 3); !strings.Contains(msg, "holds no PEM certificate") {
+		t.Fatalf("error %q", msg)
+	}
+}
+
+func mentionsFlag(s string) bool {
+	for _, f := range []string{"--cacert", "--cert", "--key", "--insecure"} {
+		if strings.Contains(s, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// stampedTLSServer is an https server that records, per connection, when
+// its handshake completed, when the first request's first byte arrived and
+// when its last byte did (the read that completed the header block).
+type stampedTLSServer struct {
+	mu                          sync.Mutex
+	handshaken, firstByte, full []time.Time
+}
+
+func (s *stampedTLSServer) serve(t *testing.T, conf *tls.Config) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.handle(tls.Server(c, conf))
+		}
+	}()
+	return "https://" + ln.Addr().String() + "/"
+}
+
+func (s *stampedTLSServer) handle(c *tls.Conn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	if err := c.Handshake(); err != nil {
+		return
+	}
+	hs := time.Now()
+	var got []byte
+	var first time.Time
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.Read(buf)
+		if n > 0 && first.IsZero() {
+			first = time.Now()
+		}
+		got = append(got, buf[:n]...)
+		if i := bytes.Index(got, []byte("\r\n\r\n")); i >= 0 {
+			full := time.Now()
+			s.mu.Lock()
+			s.handshaken, s.firstByte, s.full = append(s.handshaken, hs), append(s.firstByte, first), append(s.full, full)
+			s.mu.Unlock()
+			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+			got, first = got[i+4:], time.Time{}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// An https burst of 100 is prepared before its instant — every connection
+// handshaken and every request but its final byte on the wire before any
+// request is complete at the server — and released together. Undisturbed
+// the server sees the 100 requests complete within ~1.5 ms; over net/http,
+// with the handshakes after the instant, it took ~20 ms against nginx. The
+// 20 ms bound allows for a loaded 2-core machine and the race detector,
+// where the server's 100 goroutines decrypt one after another behind the
+// writers (7 ms seen); the 1 ms bar is bench/run.sh's, judged at the
+// kernel's receive stamps. The ordering checks above are exact.
+func TestTLSBurstPreparedAndReleasedTogether(t *testing.T) {
+	pki := newTestPKI(t)
+	var srv stampedTLSServer
+	url := srv.serve(t, pki.serverConfig(false))
+	rep, _, _ := runAgainst(t, url, Burst{K: 100, Idle: 300 * time.Millisecond}, Options{TLS: TLSOptions{CACertFile: pki.caFile}})
+	if rep.Summary.Admitted != 100 {
+		t.Fatalf("burst: %+v", rep.Summary)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.full) != 100 {
+		t.Fatalf("server saw %d requests", len(srv.full))
+	}
+	sort.Slice(srv.full, func(i, j int) bool { return srv.full[i].Before(srv.full[j]) })
+	firstDone := srv.full[0]
+	for i := range srv.handshaken {
+		if !srv.handshaken[i].Before(firstDone) || !srv.firstByte[i].Before(firstDone) {
+			t.Fatalf("connection %d: handshake %s, first byte %s after the first request was complete — not prepared before the instant",
+				i, srv.handshaken[i].Sub(firstDone), srv.firstByte[i].Sub(firstDone))
+		}
+	}
+	spread := srv.full[99].Sub(firstDone)
+	t.Logf("server-side spread of 100 https requests: %s (client send spread %s)", spread, ms(rep.Metrics.(BurstMetrics).SendSpread))
+	if spread > 20*time.Millisecond {
+		t.Fatalf("the server saw the burst over %s", spread)
+	}
+}
