@@ -23,8 +23,8 @@ const (
 )
 
 // waitUntil blocks until t (monotonic) or ctx ends; it reports whether t was
-// reached. Callers that wait repeatedly (the dispatcher) should hold their
-// OS thread (lockPacingThread) so the timer slack setting applies.
+// reached. Callers that wait repeatedly (the dispatcher) should run on a
+// pacing thread (onPacingThread) so the timer slack setting applies.
 func waitUntil(ctx context.Context, t time.Time) bool {
 	for {
 		d := time.Until(t)
@@ -53,10 +53,24 @@ func waitUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
-// lockPacingThread pins the calling goroutine to its OS thread and gives the
-// thread fine-grained timers; the returned func undoes the pin.
-func lockPacingThread() func() {
+// lockPacingThread locks the calling goroutine to its OS thread for good and
+// gives the thread fine-grained timers. The goroutine must then exit
+// without unlocking: the runtime retires a thread whose goroutine exits
+// locked, rather than hand other goroutines a thread whose timer slack (and,
+// for a burst's writers, scheduling policy and CPU mask) this changed.
+func lockPacingThread() {
 	runtime.LockOSThread()
 	setFineTimerSlack()
-	return runtime.UnlockOSThread
+}
+
+// onPacingThread runs fn on a goroutine of its own locked to a pacing
+// thread, which is retired afterwards, and waits for it.
+func onPacingThread(fn func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lockPacingThread()
+		fn()
+	}()
+	<-done
 }

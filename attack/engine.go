@@ -222,26 +222,7 @@ func (e *Engine) Do(ctx context.Context, s Shot) (r *Result, ok bool) {
 // returns once the last shot is sent or the run ends; use Wait for the
 // results.
 func (e *Engine) Schedule(ctx context.Context, n int, plan func(i int) Shot) {
-	defer lockPacingThread()()
-	for i := 0; i < n; i++ {
-		s := plan(i)
-		if !waitUntil(ctx, e.start.Add(s.At)) || !e.take() {
-			return
-		}
-		select {
-		case e.inflight <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		r := e.newResult(s)
-		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
-			e.send(ctx, r)
-			<-e.inflight
-			e.emit(r)
-		}()
-	}
+	onPacingThread(func() { e.dispatch(ctx, n, plan) }) // pacer.go
 }
 
 // connPool keeps idle keep-alive connections and every live socket, so an

@@ -129,14 +129,14 @@ func release(ctx context.Context, start, t time.Time, slots []*armed) (realtime 
 	var next atomic.Int64
 	rt := make([]bool, n)
 	var wg sync.WaitGroup
-	for w := 1; w < n; w++ {
+	for w := range n {
 		wg.Add(1)
-		go func() {
+		go func() { // exits locked: see lockPacingThread
 			defer wg.Done()
+			lockPacingThread()
 			rt[w] = releaseShare(ctx, start, t, slots, &next, w)
 		}()
 	}
-	rt[0] = releaseShare(ctx, start, t, slots, &next, 0)
 	wg.Wait()
 	for _, ok := range rt {
 		if !ok {
@@ -146,10 +146,9 @@ func release(ctx context.Context, start, t time.Time, slots []*armed) (realtime 
 	return true
 }
 
-// releaseShare is releasing thread number w: it waits for t, then writes
-// tails until none is left.
+// releaseShare is releasing thread number w, on a locked pacing thread: it
+// waits for t, then writes tails until none is left.
 func releaseShare(ctx context.Context, start, t time.Time, slots []*armed, next *atomic.Int64, w int) (realtime bool) {
-	defer lockPacingThread()()
 	// Real-time priority from the last few milliseconds on, so the final
 	// high-resolution sleep also wakes on time: a real-time thread wakes
 	// ahead of anything else on its CPU. Never earlier — it may then only
