@@ -197,9 +197,7 @@ func (e *Engine) emit(r *Result) {
 
 // send performs one request synchronously.
 func (e *Engine) send(ctx context.Context, r *Result) {
-	c := e.pool.get()
-	c.roundTrip(ctx, e.wire(r.Key), e.start, r)
-	e.pool.put(c)
+	e.pool.roundTrip(ctx, e.wire(r.Key), e.start, r) // pool.go
 }
 
 // Do sends one shot now and waits for its result: for closed-loop clients
@@ -224,44 +222,3 @@ func (e *Engine) Do(ctx context.Context, s Shot) (r *Result, ok bool) {
 func (e *Engine) Schedule(ctx context.Context, n int, plan func(i int) Shot) {
 	onPacingThread(func() { e.dispatch(ctx, n, plan) }) // pacer.go
 }
-
-// connPool keeps idle keep-alive connections and every live socket, so an
-// abort (Ctrl-C) can close them all.
-type connPool struct {
-	newConn func() *h1conn
-	mu      sync.Mutex
-	idle    []*h1conn
-}
-
-func (p *connPool) get() *h1conn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.idle); n > 0 {
-		c := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		return c
-	}
-	return p.newConn()
-}
-
-func (p *connPool) put(c *h1conn) {
-	if c.c == nil {
-		return
-	}
-	p.mu.Lock()
-	p.idle = append(p.idle, c)
-	p.mu.Unlock()
-}
-
-func (p *connPool) closeIdle() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.idle {
-		c.close()
-	}
-	p.idle = nil
-}
-
-// abort closes idle connections; busy ones end by their deadline or the
-// context check in their owner.
-func (p *connPool) abort() { p.closeIdle() }
