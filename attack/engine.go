@@ -72,6 +72,7 @@ type Engine struct {
 	wg       sync.WaitGroup
 
 	realtimeRelease atomic.Bool // the last burst's writes ran at real-time priority
+	cpuAtBegin      CPUUsage    // the process's CPU use at Begin (cpu.go)
 
 	budgetChecked chan struct{} // closed once the time-budget note is settled
 
@@ -100,6 +101,7 @@ func (e *Engine) Begin(parent context.Context) context.Context {
 // wall clock and the offsets agree exactly).
 func (e *Engine) BeginAt(parent context.Context, start time.Time) context.Context {
 	e.start = start
+	e.markCPU()
 	e.ctx, e.cancel = context.WithTimeout(parent, e.opt.MaxDuration)
 	context.AfterFunc(parent, e.pool.abort)
 	// The note is written on the AfterFunc's goroutine; Finish waits for it,

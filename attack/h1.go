@@ -118,6 +118,9 @@ func (h *h1conn) roundTrip(ctx context.Context, wire []byte, start time.Time, r 
 		}
 		r.Done = time.Since(start)
 		r.Error = describeNetErr(h.addr, h.explain(err))
+		if ctx.Err() != nil { // expired by Ctrl-C or the run's end, not the server's fault
+			r.Error = "canceled"
+		}
 		return
 	}
 }

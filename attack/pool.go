@@ -68,6 +68,34 @@ func (p *connPool) get() *h1conn {
 	return p.newConn()
 }
 
+// tryIdle returns an idle connection, or nil when there is none.
+func (p *connPool) tryIdle() *h1conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.idle)
+	if n == 0 {
+		return nil
+	}
+	c := p.idle[n-1]
+	p.idle = p.idle[:n-1]
+	p.inUse++
+	return c
+}
+
+// waiting reports whether a request waits for a connection.
+func (p *connPool) waiting() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.waiters) > 0
+}
+
+// noteUse records how long a request kept its connection.
+func (p *connPool) noteUse(d time.Duration) {
+	p.mu.Lock()
+	p.useTime = ewma(p.useTime, max(d, time.Microsecond))
+	p.mu.Unlock()
+}
+
 // acquire returns a connection ready for a request (see connPool), or why
 // none could be opened.
 func (p *connPool) acquire(ctx context.Context) (c *h1conn, failure string) {
@@ -189,11 +217,8 @@ func (p *connPool) roundTrip(ctx context.Context, wire []byte, start time.Time, 
 		r.Error = failure
 		return
 	}
-	began := time.Now()
 	c.roundTrip(ctx, wire, start, r)
-	p.mu.Lock()
-	p.useTime = ewma(p.useTime, time.Since(began))
-	p.mu.Unlock()
+	p.noteUse(r.Done - r.Sent)
 	p.put(c)
 }
 

@@ -62,8 +62,10 @@ func slowHandshakeServer(t *testing.T, conf *tls.Config, delay time.Duration, co
 // take 50 ms and requests that take microseconds, the first 50 ms of a run
 // at 1,000/s find nothing idle: dialling for each would open ~50
 // connections (and, where the handshake costs CPU rather than time, feed
-// on itself); waiting for a returned connection once one exists needs only
-// the first round of dials (at most minDialCap).
+// on itself: 93–154 were seen). Waiting for a returned connection once one
+// exists needs the rounds of dials (at most minDialCap each) made before
+// the first answer gives the pool its estimates: two or three, and a stall
+// of a loaded machine (the race detector) can add a round or two.
 func TestPacedRunDialsOnlyWhatItNeeds(t *testing.T) {
 	pki := newTestPKI(t)
 	var conns atomic.Int64
@@ -72,7 +74,7 @@ func TestPacedRunDialsOnlyWhatItNeeds(t *testing.T) {
 	if rep.Summary.Admitted != 300 {
 		t.Fatalf("summary %+v", rep.Summary)
 	}
-	if n := conns.Load(); n > int64(2*minDialCap) {
+	if n := conns.Load(); n > int64(5*minDialCap) {
 		t.Fatalf("%d connections for 300 requests at 1000/s (at most %d dials in flight)", n, minDialCap)
 	}
 	t.Logf("%d connections", conns.Load())
