@@ -67,6 +67,8 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 			prepared.Done()
 			if err != nil {
 				err = c.explain(err)
+				c.close()
+				e.pool.put(c) // counts it out of use
 				<-released
 				a.r.Sent = e.Now()
 				a.r.Done, a.r.Error = a.r.Sent, describeNetErr(e.addr, err)

@@ -190,7 +190,8 @@ UNPRIV=(setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice)
 url_of() { if [[ $1 == https ]]; then echo "$URL_TLS"; else echo "$URL"; fi; }
 rc_trust() { if [[ $1 == https ]]; then RC_TRUST=(--cacert "$WORK/sink.pem"); else RC_TRUST=(); fi; }
 vg_trust() { if [[ $1 == https ]]; then VG_TRUST=(-root-certs="$WORK/sink.pem"); else VG_TRUST=(); fi; }
-# the metric keys of a scheme's rows carry this suffix
+# the metric keys of a scheme's rows carry this suffix (kept in sx: timed
+# sets s, u and m)
 sfx() { if [[ $1 == https ]]; then echo _tls; fi; }
 
 OBS=$WORK/obs.tsv
@@ -242,7 +243,7 @@ max_tools=(ratecheck vegeta)
 if ((HAVE_WRK)); then max_tools+=(wrk); fi
 for rep in $(seq "$REPS"); do
 	for scheme in http https; do
-		url=$(url_of $scheme) s=$(sfx $scheme)
+		url=$(url_of $scheme) sx=$(sfx $scheme)
 		rc_trust $scheme
 		vg_trust $scheme
 		for tool in "${max_tools[@]}"; do
@@ -281,8 +282,8 @@ for rep in $(seq "$REPS"); do
 				obs max_rps $tool "$own"
 				obs max_rss $tool "$RSS_MB"
 			fi
-			obs "max_sink_rps$s" $tool "$sink_rps"
-			obs "max_cpu$s" $tool "$cpu_us"
+			obs "max_sink_rps$sx" $tool "$sink_rps"
+			obs "max_cpu$sx" $tool "$cpu_us"
 			log "max[$rep] $scheme $tool: own $(printf %.0f "$own")/s, sink $(printf %.0f "$sink_rps")/s, requests $reqs (sink $(kv "$WORK/arr.kv" count)), errors $errs, CPU ${CPU_S}s = $(printf %.2f "$cpu_us") µs/req, RSS ${RSS_MB} MB, sink CPU ${SINK_S}s, other CPU ${OTHER_S}s"
 		done
 	done
@@ -358,7 +359,7 @@ for scheme in http https; do
 done
 for rep in $(seq "$BURSTS"); do
 	for scheme in http https; do
-		url=$(url_of $scheme) s=$(sfx $scheme)
+		url=$(url_of $scheme) sx=$(sfx $scheme)
 		rc_trust $scheme
 		vg_trust $scheme
 		tools=(ratecheck vegeta)
@@ -399,8 +400,8 @@ for rep in $(seq "$BURSTS"); do
 				obs b_read_np ratecheck "$read_spread"
 				;;
 			*)
-				obs "b${s}_kernel" $tool "$kernel_spread"
-				obs "b${s}_read" $tool "$read_spread"
+				obs "b${sx}_kernel" $tool "$kernel_spread"
+				obs "b${sx}_read" $tool "$read_spread"
 				if ((NOPRIV)) && [[ $tool == vegeta && $scheme == http ]]; then # vegeta never asks for real-time priority
 					obs b_kernel_np $tool "$kernel_spread"
 					obs b_read_np $tool "$read_spread"
