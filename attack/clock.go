@@ -82,14 +82,65 @@ func lockPacingThread() {
 	setFineTimerSlack()
 }
 
-// onPacingThread runs fn on a goroutine of its own locked to a pacing
-// thread, which is retired afterwards, and waits for it.
+// onPacingThread runs fn on a pacing thread and waits for it. Pacing
+// threads are kept for pacingIdle after their last job, so a caller that
+// schedules one shot at a time (the probe's trace) does not create and
+// retire a thread per shot; an idle one then exits locked, and the runtime
+// retires it.
 func onPacingThread(fn func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		lockPacingThread()
-		fn()
-	}()
-	<-done
+	j := pacingJob{fn: fn, done: make(chan struct{})}
+	if claimIdleWorker() {
+		pacingJobs <- j
+	} else {
+		go pacingWorker(j)
+	}
+	<-j.done
+}
+
+// pacingIdle is how long an idle pacing thread waits for another job.
+const pacingIdle = 100 * time.Millisecond
+
+type pacingJob struct {
+	fn   func()
+	done chan struct{}
+}
+
+var (
+	pacingJobs = make(chan pacingJob)
+	// idleWorkers counts the idle pacing threads not yet promised a job:
+	// a caller that takes one (claimIdleWorker) then sends its job, which
+	// some idle thread receives.
+	idleWorkers atomic.Int64
+)
+
+func claimIdleWorker() bool {
+	for {
+		n := idleWorkers.Load()
+		if n == 0 {
+			return false
+		}
+		if idleWorkers.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+func pacingWorker(j pacingJob) {
+	lockPacingThread()
+	idle := time.NewTimer(pacingIdle)
+	defer idle.Stop()
+	for {
+		j.fn()
+		idleWorkers.Add(1) // before done: the caller's next job finds this thread
+		close(j.done)
+		idle.Reset(pacingIdle)
+		select {
+		case j = <-pacingJobs:
+		case <-idle.C:
+			if claimIdleWorker() {
+				return // exits locked
+			}
+			j = <-pacingJobs // every idle thread was promised a job: take one
+		}
+	}
 }

@@ -134,3 +134,15 @@ func TestPacingThreadsRetired(t *testing.T) {
 		runtime.Gosched()
 	}
 }
+
+// A caller that schedules one shot at a time (the probe's trace) runs on
+// the same pacing thread each time, rather than on a new thread each time.
+func TestPacingThreadReused(t *testing.T) {
+	tids := map[int]bool{}
+	for range 20 {
+		onPacingThread(func() { tids[unix.Gettid()] = true })
+	}
+	if len(tids) > 2 { // a second only if a stall outlasted pacingIdle
+		t.Fatalf("20 one-shot jobs ran on %d threads", len(tids))
+	}
+}
