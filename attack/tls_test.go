@@ -237,3 +237,32 @@ func TestTLSBurstPreparedAndReleasedTogether(t *testing.T) {
 		t.Fatalf("the server saw the burst over %s", spread)
 	}
 }
+
+// Two more TLS failures, each with what went wrong and what to do: a
+// certificate issued for another name (127.0.0.1 reached as localhost), and
+// a server whose ALPN offers no HTTP/1.1 (it refuses the handshake; a Go
+// server offering only h2 would still let an HTTP/1.1 client in).
+func TestTLSNameMismatchAndNoHTTP1Server(t *testing.T) {
+	pki := newTestPKI(t)
+	url := startTLS(t, pki.serverConfig(false))
+	byName := strings.Replace(url, "127.0.0.1", "localhost", 1)
+	rep, _, _ := runAgainst(t, byName, Steady{Rate: 50, Duration: 40 * time.Millisecond}, Options{TLS: TLSOptions{CACertFile: pki.caFile}})
+	if msg := onlyError(t, rep, 2); !strings.Contains(msg, "not valid for this host") || !strings.Contains(msg, "--insecure") {
+		t.Fatalf("name mismatch: %q", msg)
+	}
+
+	other := pki.serverConfig(false)
+	other.NextProtos = []string{"x-other/1"} // (httptest would set its own)
+	addr := rawServer(t, func(c net.Conn) {
+		go func() {
+			tc := tls.Server(c, other)
+			_ = tc.Handshake() // refuses a client that offers none of its protocols
+			tc.Close()
+		}()
+	})
+	url = "https://" + addr + "/"
+	rep, _, _ = runAgainst(t, url, Steady{Rate: 50, Duration: 40 * time.Millisecond}, Options{TLS: TLSOptions{CACertFile: pki.caFile}})
+	if msg := onlyError(t, rep, 2); !strings.Contains(msg, "does not speak HTTP/1.1") {
+		t.Fatalf("server without HTTP/1.1: %q", msg)
+	}
+}
