@@ -13,6 +13,7 @@ import (
 type Options struct {
 	Timeout     time.Duration // per request; default 10 s
 	TLS         TLSOptions    // how https targets are verified (tls.go)
+	HTTP2       bool          // speak HTTP/2 to an https target (h2.go)
 	MaxRequests int           // request budget; default 20,000
 	MaxDuration time.Duration // time budget; default 2 min
 	MaxConns    int           // simultaneous connections (and requests in flight); default 1,000
@@ -62,6 +63,7 @@ type Engine struct {
 
 	addr string // host:port the connections dial
 	pool connPool
+	h2   *h2client // Options.HTTP2
 
 	wiresMu sync.RWMutex
 	wires   map[string][]byte
@@ -86,6 +88,9 @@ func New(req *Request, opt Options, sinks ...func(*Result)) *Engine {
 	opt.fill()
 	e := &Engine{req: req, opt: opt, sinks: sinks, wires: map[string][]byte{}, inflight: make(chan struct{}, opt.MaxConns)}
 	e.addr, e.pool.newConn = leanClient(req.URL, opt)
+	if opt.HTTP2 {
+		e.h2 = newH2client(e.addr, req, opt)
+	}
 	return e
 }
 
@@ -158,6 +163,9 @@ func (e *Engine) take() bool {
 func (e *Engine) Finish() {
 	e.wg.Wait()
 	e.pool.closeIdle()
+	if e.h2 != nil {
+		e.h2.close()
+	}
 	if e.cancel != nil {
 		e.cancel()
 		<-e.budgetChecked
@@ -199,6 +207,10 @@ func (e *Engine) emit(r *Result) {
 
 // send performs one request synchronously.
 func (e *Engine) send(ctx context.Context, r *Result) {
+	if e.h2 != nil {
+		e.h2.roundTrip(ctx, e, r) // h2.go
+		return
+	}
 	e.pool.roundTrip(ctx, e.wire(r.Key), e.start, r) // pool.go
 }
 

@@ -54,6 +54,10 @@ type pacer struct {
 
 // dispatch is Schedule's loop, on a pacing thread.
 func (e *Engine) dispatch(ctx context.Context, n int, plan func(i int) Shot) {
+	if e.h2 != nil {
+		e.dispatchH2(ctx, n, plan)
+		return
+	}
 	p := &pacer{e: e, ctx: ctx, all: map[*lane]struct{}{}}
 	stop := context.AfterFunc(ctx, p.expireAll) // Ctrl-C must not wait out a slow server
 	p.stop = func() { stop() }
@@ -282,5 +286,30 @@ func (p *pacer) expireAll() {
 	defer p.mu.Unlock()
 	for l := range p.all {
 		expire(l.conn)
+	}
+}
+
+// dispatchH2 is dispatch for HTTP/2: the dispatcher writes each request's
+// frames itself on a connection with a stream free; the connection's reader
+// completes it.
+func (e *Engine) dispatchH2(ctx context.Context, n int, plan func(i int) Shot) {
+	e.h2.warm(ctx)
+	for i := 0; i < n; i++ {
+		s := plan(i)
+		if !waitUntil(ctx, e.start.Add(s.At)) || !e.take() {
+			return
+		}
+		select {
+		case e.inflight <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		r := e.newResult(s)
+		e.wg.Add(1)
+		e.h2.send(ctx, e, r, func() {
+			<-e.inflight
+			e.emit(r)
+			e.wg.Done()
+		})
 	}
 }

@@ -33,7 +33,8 @@ type armed struct {
 	conn net.Conn // the TCP socket, as its owner had it when armed (below TLS for https)
 	tail []byte   // the final byte, or under TLS the record that carries it
 	r    *Result
-	err  error // why the tail was not written (set by the releasing thread)
+	rs   []*Result // HTTP/2: the streams whose frames tail carries (r is nil)
+	err  error     // why the tail was not written (set by the releasing thread)
 }
 
 // Burst releases shots together at instant at (an offset from the run's
@@ -48,6 +49,10 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		k++
 	}
 	shots = shots[:k]
+	if e.h2 != nil {
+		e.burstH2(ctx, at, shots)
+		return
+	}
 	slots := make([]*armed, len(shots))
 	released := make(chan struct{})
 	var prepared sync.WaitGroup
@@ -174,14 +179,86 @@ func releaseShare(ctx context.Context, start, t time.Time, slots []*armed, next 
 			continue // preparing failed; its goroutine reports why
 		}
 		if !reached {
-			a.r.Sent, a.err = time.Since(start), context.Canceled
+			a.stamp(time.Since(start))
+			a.err = context.Canceled
 			expire(a.conn)
 			continue
 		}
-		a.r.Sent = time.Since(start)
+		a.stamp(time.Since(start))
 		if _, err := a.conn.Write(a.tail); err != nil {
 			a.err = err
 			expire(a.conn)
 		}
 	}
+}
+
+// stamp records the send instant of a's request(s).
+func (a *armed) stamp(t time.Duration) {
+	if a.r != nil {
+		a.r.Sent = t
+	}
+	for _, r := range a.rs {
+		r.Sent = t
+	}
+}
+
+// burstH2 is Burst for HTTP/2: a stream is reserved for every shot (more
+// connections opened as SETTINGS_MAX_CONCURRENT_STREAMS requires), each
+// connection's HEADERS frames are built in advance, and at the instant the
+// release threads write each connection's frames in one write.
+func (e *Engine) burstH2(ctx context.Context, at time.Duration, shots []Shot) {
+	type group struct {
+		h      *h2conn
+		frames []byte
+		rs     []*Result
+	}
+	var groups []*group
+	byConn := map[*h2conn]*group{}
+	var failed []*Result
+	released := make(chan struct{})
+	e.h2.watchRun(ctx)
+	for _, s := range shots {
+		s.At = at
+		r := e.newResult(s)
+		e.wg.Add(1)
+		h, err := e.h2.conn(ctx)
+		if err != nil {
+			r.Error = describeNetErr(e.addr, err)
+			failed = append(failed, r)
+			continue
+		}
+		g := byConn[h]
+		if g == nil {
+			g = &group{h: h}
+			byConn[h] = g
+			groups = append(groups, g)
+		}
+		id := h.open(r, e.start, func() {
+			go func() { // not on the connection's reader, which must go on reading
+				<-released // Sent is final
+				e.emit(r)
+				e.wg.Done()
+			}()
+		})
+		g.frames = append(g.frames, e.h2.frames(id, r.Key)...)
+		g.rs = append(g.rs, r)
+	}
+	slots := make([]*armed, len(groups))
+	for i, g := range groups {
+		slots[i] = &armed{conn: h2writer{Conn: g.h.tc, h: g.h}, tail: g.frames, rs: g.rs}
+	}
+	rt := release(ctx, e.start, e.start.Add(at), slots)
+	e.realtimeRelease.Store(rt)
+	for _, a := range slots {
+		if a.err != nil {
+			a.conn.(h2writer).h.fail(a.err)
+		}
+	}
+	now := e.Now()
+	for _, r := range failed {
+		r.Sent, r.Done = now, now
+		e.emit(r)
+		e.wg.Done()
+	}
+	close(released)
 }

@@ -183,7 +183,7 @@ func describeTLSErr(addr string, err error) (msg string, ok bool) {
 	if errors.As(err, &wanted) {
 		return clientCertRequired(addr), true
 	}
-	if errors.Is(err, errNoHTTP1) {
+	if errors.Is(err, errNoHTTP1) || errors.Is(err, errNoH2) {
 		return fmt.Sprintf("%s: %v", addr, err), true
 	}
 	var opErr *net.OpError

@@ -24,6 +24,7 @@ type requestFlags struct {
 	caCert      string
 	cert        string
 	key         string
+	http2       bool
 	keyHeader   string
 	keys        int
 	maxRequests int
@@ -43,6 +44,7 @@ func (f *requestFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.caCert, "cacert", "", "PEM `FILE` of CA certificates to trust for https targets (besides the system's)")
 	fs.StringVar(&f.cert, "cert", "", "PEM `FILE` with the client certificate for mutual TLS (with --key)")
 	fs.StringVar(&f.key, "key", "", "PEM `FILE` with the client certificate's private key (with --cert)")
+	fs.BoolVar(&f.http2, "http2", false, "speak HTTP/2 to an https target (a burst's HEADERS frames go out back to back)")
 	fs.StringVar(&f.keyHeader, "key-header", "", "header that carries each simulated client's key (tests per-key scope)")
 	fs.IntVar(&f.keys, "keys", 0, "number of distinct key values to send in --key-header")
 	fs.IntVar(&f.maxRequests, "max-requests", attack.DefaultMaxRequests, "request budget: the run stops after this many")
@@ -85,7 +87,7 @@ func (f *requestFlags) request(url string) (*attack.Request, error) {
 }
 
 func (f *requestFlags) options() attack.Options {
-	return attack.Options{Timeout: f.timeout, TLS: f.tlsOptions(), MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys}
+	return attack.Options{Timeout: f.timeout, TLS: f.tlsOptions(), HTTP2: f.http2, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys}
 }
 
 func (f *requestFlags) tlsOptions() attack.TLSOptions {
