@@ -316,7 +316,7 @@ func TestHangingServerTimesOut(t *testing.T) {
 }
 
 // An https target with a certificate nobody trusts: a clear TLS message
-// pointing at --insecure; with --insecure it works (over HTTP/2).
+// pointing at --insecure; with --insecure it works.
 func TestTLSErrorsAndInsecure(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Proto", r.Proto)
@@ -334,7 +334,7 @@ func TestTLSErrorsAndInsecure(t *testing.T) {
 			t.Fatalf("error %q does not explain the TLS failure", kind)
 		}
 	}
-	rep, _, _ = runAgainst(t, srv.URL, Steady{Rate: 20, Duration: 50 * time.Millisecond}, Options{Insecure: true})
+	rep, _, _ = runAgainst(t, srv.URL, Steady{Rate: 20, Duration: 50 * time.Millisecond}, Options{TLS: TLSOptions{Insecure: true}})
 	if rep.Summary.Admitted != 1 {
 		t.Fatalf("insecure: %+v", rep.Summary)
 	}

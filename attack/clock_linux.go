@@ -3,34 +3,21 @@
 package attack
 
 import (
-	"syscall"
 	"time"
-	"unsafe"
-)
 
-// prSetTimerSlack is prctl's PR_SET_TIMERSLACK.
-const prSetTimerSlack = 29
+	"golang.org/x/sys/unix"
+)
 
 // setFineTimerSlack asks the kernel to wake this thread's sleeps within
 // 1 ns of their deadline instead of the default 50 µs.
-func setFineTimerSlack() {
-	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, 1, 0)
-}
+func setFineTimerSlack() { _ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0) }
 
 // preciseSleep sleeps d on a high-resolution kernel timer.
 func preciseSleep(d time.Duration) {
-	ts := syscall.NsecToTimespec(int64(d))
-	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
+	ts := unix.NsecToTimespec(int64(d))
+	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
 	}
 }
-
-// Scheduling policies and sched_setscheduler's parameter (linux/sched.h).
-const (
-	schedOther = 0
-	schedFIFO  = 1
-)
-
-type schedParam struct{ priority int32 }
 
 // enterRealtime moves the calling thread, which must be locked to its
 // goroutine, to SCHED_FIFO at the lowest real-time priority, so a target on
@@ -39,47 +26,38 @@ type schedParam struct{ priority int32 }
 // changed) otherwise. leave restores the normal policy, which never needs a
 // privilege.
 func enterRealtime() (leave func(), ok bool) {
-	tid := uintptr(syscall.Gettid())
-	p := schedParam{priority: 1}
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, tid, schedFIFO, uintptr(unsafe.Pointer(&p))); e != 0 {
+	fifo := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
+	if unix.SchedSetAttr(0, &fifo, 0) != nil {
 		return func() {}, false
 	}
 	return func() {
-		p := schedParam{}
-		_, _, _ = syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, tid, schedOther, uintptr(unsafe.Pointer(&p)))
+		normal := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+		_ = unix.SchedSetAttr(0, &normal, 0)
 	}, true
 }
-
-// cpuMask is the kernel's cpu_set_t for up to 1024 CPUs.
-type cpuMask [16]uint64
 
 // pinToCPU restricts the calling thread, which must be locked to its
 // goroutine, to the i-th CPU (modulo their count) of those it may run on,
 // so a burst's releasing threads never queue behind each other on one CPU
 // while another idles. restore puts back the previous mask.
 func pinToCPU(i int) (restore func()) {
-	var old cpuMask
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, unsafe.Sizeof(old), uintptr(unsafe.Pointer(&old))); e != 0 {
+	var old unix.CPUSet
+	if unix.SchedGetaffinity(0, &old) != nil {
 		return func() {}
 	}
 	var cpus []int
-	for w, bits := range old {
-		for b := 0; b < 64; b++ {
-			if bits&(1<<b) != 0 {
-				cpus = append(cpus, w*64+b)
-			}
+	for c, n := 0, old.Count(); len(cpus) < n; c++ {
+		if old.IsSet(c) {
+			cpus = append(cpus, c)
 		}
 	}
 	if len(cpus) < 2 {
 		return func() {}
 	}
-	cpu := cpus[i%len(cpus)]
-	var one cpuMask
-	one[cpu/64] = 1 << (cpu % 64)
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(one), uintptr(unsafe.Pointer(&one))); e != 0 {
+	var one unix.CPUSet
+	one.Set(cpus[i%len(cpus)])
+	if unix.SchedSetaffinity(0, &one) != nil {
 		return func() {}
 	}
-	return func() {
-		_, _, _ = syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(old), uintptr(unsafe.Pointer(&old)))
-	}
+	return func() { _ = unix.SchedSetaffinity(0, &old) }
 }

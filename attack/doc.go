@@ -14,10 +14,10 @@
 // wait for responses, so a slow server cannot hide its slowness by slowing
 // the load (no coordinated omission). Each request records when it was
 // scheduled, when it really went out, its first byte, completion, status,
-// error and rate-limit headers. Plain-http targets use a lean HTTP/1.1
-// client over raw keep-alive connections (h1.go): it is what lets a burst be
-// released at one instant and the pacer hold sub-millisecond error; https
-// targets go through net/http, which negotiates HTTP/2 when offered.
+// error and rate-limit headers. Every target, http or https, goes through
+// a lean HTTP/1.1 client over keep-alive connections (h1.go, tls.go): it is
+// what lets a burst be released at one instant and the pacer hold
+// sub-millisecond error; Options.HTTP2 speaks HTTP/2 instead (h2.go).
 //
 // Every run is bounded (Options: requests, time, connections) and rates are
 // over the time actually spent. A profile or options that cannot give the
@@ -25,9 +25,10 @@
 // connection limit — are a *ConfigError before anything is sent.
 //
 // Files: run.go (the entry point), validate.go (refusals before sending),
-// clock.go (precise waits), request.go (the request template), h1.go and
-// stdclient.go (the two clients), result.go and stream.go (the results
-// record and its JSON Lines file), metrics.go (HDR aggregation), engine.go
-// (schedules, client populations, budgets), release.go (bursts) and one
-// file per profile.
+// clock.go (precise waits, pacing threads), request.go (the request
+// template), h1.go, tls.go and h2.go (the clients), pool.go (connections),
+// pacer.go (paced sends), release.go (bursts), cpu.go (the run's CPU),
+// result.go and stream.go (the results record and its JSON Lines file),
+// metrics.go (HDR aggregation), engine.go (the engine, budgets) and one file
+// per profile.
 package attack

@@ -2,10 +2,8 @@ package attack
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -15,7 +13,8 @@ import (
 // Options bound and shape a run. Every run is bounded by default.
 type Options struct {
 	Timeout     time.Duration // per request; default 10 s
-	Insecure    bool          // skip TLS verification
+	TLS         TLSOptions    // how https targets are verified (tls.go)
+	HTTP2       bool          // speak HTTP/2 to an https target (h2.go)
 	MaxRequests int           // request budget; default 20,000
 	MaxDuration time.Duration // time budget; default 2 min
 	MaxConns    int           // simultaneous connections (and requests in flight); default 1,000, at most ConnsCeiling
@@ -83,9 +82,9 @@ type Engine struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	std  *stdClient // https targets
-	addr string     // host:port for the h1 path
+	addr string // host:port the connections dial
 	pool connPool
+	h2   *h2client // Options.HTTP2
 
 	wiresMu sync.RWMutex
 	wires   map[string][]byte
@@ -96,6 +95,7 @@ type Engine struct {
 	wg       sync.WaitGroup
 
 	realtimeRelease atomic.Bool // the last burst's writes ran at real-time priority
+	cpuAtBegin      CPUUsage    // the process's CPU use at Begin (cpu.go)
 
 	budgetChecked chan struct{} // closed once the time-budget note is settled
 	stopAfter     []func() bool // the AfterFuncs BeginAt registered, stopped by Finish
@@ -114,17 +114,9 @@ type Engine struct {
 func New(req *Request, opt Options, sinks ...func(*Result)) *Engine {
 	opt.fill()
 	e := &Engine{req: req, opt: opt, sinks: sinks, wires: map[string][]byte{}, inflight: make(chan struct{}, opt.MaxConns)}
-	if req.URL.Scheme == "https" {
-		e.std = newStdClient(opt.Timeout, opt.Insecure, opt.MaxConns)
-	} else {
-		e.addr = req.URL.Host
-		if req.URL.Port() == "" {
-			e.addr = net.JoinHostPort(req.URL.Hostname(), "80")
-		}
-	}
-	e.pool.newConn = func() *h1conn {
-		var tc *tls.Config
-		return newH1conn(e.addr, tc, opt.Timeout)
+	e.addr, e.pool.newConn = leanClient(req.URL, opt)
+	if opt.HTTP2 {
+		e.h2 = newH2client(e.addr, req, opt)
 	}
 	return e
 }
@@ -155,6 +147,7 @@ func (e *Engine) Begin(parent context.Context) context.Context {
 // wall clock and the offsets agree exactly).
 func (e *Engine) BeginAt(parent context.Context, start time.Time) context.Context {
 	e.start = start
+	e.markCPU()
 	ctx, cancel := context.WithTimeoutCause(parent, e.opt.MaxDuration, errTimeBudget)
 	// The note is written on the AfterFunc's goroutine; Finish waits for it,
 	// so a run the time budget ended always says so.
@@ -247,6 +240,9 @@ func (e *Engine) take() bool {
 func (e *Engine) Finish() {
 	e.wg.Wait()
 	e.pool.closeIdle()
+	if e.h2 != nil {
+		e.h2.close()
+	}
 	e.life.Lock()
 	cancel := e.cancel
 	e.life.Unlock()
@@ -296,18 +292,11 @@ func (e *Engine) emit(r *Result) {
 
 // send performs one request synchronously.
 func (e *Engine) send(ctx context.Context, r *Result) {
-	if e.std != nil {
-		req, err := e.req.httpRequest(r.Key)
-		if err != nil {
-			r.Sent, r.Done, r.Error = e.Now(), e.Now(), err.Error()
-			return
-		}
-		e.std.do(ctx, req, e.start, r)
+	if e.h2 != nil {
+		e.h2.roundTrip(ctx, e, r) // h2.go
 		return
 	}
-	c := e.pool.get()
-	c.roundTrip(ctx, e.wire(r.Key), e.start, r)
-	e.pool.put(c)
+	e.pool.roundTrip(ctx, e.wire(r.Key), e.start, r) // pool.go
 }
 
 // Do sends one shot now and waits for its result: for closed-loop clients
@@ -330,65 +319,5 @@ func (e *Engine) Do(ctx context.Context, s Shot) (r *Result, ok bool) {
 // returns once the last shot is sent or the run ends; use Wait for the
 // results.
 func (e *Engine) Schedule(ctx context.Context, n int, plan func(i int) Shot) {
-	defer lockPacingThread()()
-	for i := 0; i < n; i++ {
-		s := plan(i)
-		if !waitUntil(ctx, e.start.Add(s.At)) || !e.take() {
-			return
-		}
-		select {
-		case e.inflight <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		r := e.newResult(s)
-		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
-			e.send(ctx, r)
-			<-e.inflight
-			e.emit(r)
-		}()
-	}
+	onPacingThread(func() { e.dispatch(ctx, n, plan) }) // pacer.go
 }
-
-// connPool keeps idle keep-alive connections and every live socket, so an
-// abort (Ctrl-C) can close them all.
-type connPool struct {
-	newConn func() *h1conn
-	mu      sync.Mutex
-	idle    []*h1conn
-}
-
-func (p *connPool) get() *h1conn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.idle); n > 0 {
-		c := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		return c
-	}
-	return p.newConn()
-}
-
-func (p *connPool) put(c *h1conn) {
-	if c.c == nil {
-		return
-	}
-	p.mu.Lock()
-	p.idle = append(p.idle, c)
-	p.mu.Unlock()
-}
-
-func (p *connPool) closeIdle() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.idle {
-		c.close()
-	}
-	p.idle = nil
-}
-
-// abort closes idle connections; busy ones end by their deadline or the
-// context check in their owner.
-func (p *connPool) abort() { p.closeIdle() }

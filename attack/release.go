@@ -30,10 +30,11 @@ import (
 // armed is one burst request waiting for the instant: its connection has all
 // of the request but tail on the wire.
 type armed struct {
-	conn net.Conn // the connection, as its owner had it when armed
-	tail []byte
+	conn net.Conn // the TCP socket, as its owner had it when armed (below TLS for https)
+	tail []byte   // the final byte, or under TLS the record that carries it
 	r    *Result
-	err  error // why the tail was not written (set by the releasing thread)
+	rs   []*Result // HTTP/2: the streams whose frames tail carries (r is nil)
+	err  error     // why the tail was not written (set by the releasing thread)
 }
 
 // Burst releases shots together at instant at (an offset from the run's
@@ -48,8 +49,8 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		k++
 	}
 	shots = shots[:k]
-	if e.std != nil {
-		e.burstStd(ctx, at, shots)
+	if e.h2 != nil {
+		e.burstH2(ctx, at, shots)
 		return
 	}
 	slots := make([]*armed, len(shots))
@@ -64,12 +65,22 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		go func() {
 			defer e.wg.Done()
 			c := e.pool.get()
-			tail, err := c.prewrite(ctx, e.wire(a.r.Key))
+			sock, tail, err := c.prewrite(ctx, e.wire(a.r.Key))
 			if err == nil {
-				a.conn, a.tail = c.c, tail
+				a.conn, a.tail = sock, tail
+				// The answer is due Timeout after the release, however
+				// long the idle before it.
+				due := e.start.Add(at)
+				if now := time.Now(); now.After(due) {
+					due = now
+				}
+				_ = c.c.SetDeadline(due.Add(e.opt.Timeout))
 			}
 			prepared.Done()
 			if err != nil {
+				err = c.explain(err)
+				c.close()
+				e.pool.put(c) // counts it out of use
 				<-released
 				a.r.Sent = e.Now()
 				a.r.Done, a.r.Error = a.r.Sent, describeNetErr(e.addr, err)
@@ -82,7 +93,7 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 			rerr := c.await(e.start, a.r)
 			stop()
 			<-released // a.r.Sent and a.err are final
-			if err := firstErr(a.err, rerr); err != nil {
+			if err := c.explain(releaseErr(a.err, rerr)); err != nil {
 				c.close()
 				a.r.Done = max(e.Now(), a.r.Sent)
 				a.r.Error = describeNetErr(e.addr, err)
@@ -101,13 +112,17 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 // priority (see release.go).
 func (e *Engine) RealtimeRelease() bool { return e.realtimeRelease.Load() }
 
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+// releaseErr is why a burst request failed: the tail's write error, unless
+// the server explained itself in TLS terms (its alert then arrives on the
+// read while the write only sees the closed connection).
+func releaseErr(writeErr, readErr error) error {
+	if _, isTLS := describeTLSErr("", readErr); isTLS && readErr != nil {
+		return readErr
 	}
-	return nil
+	if writeErr != nil {
+		return writeErr
+	}
+	return readErr
 }
 
 // releasers is how many OS threads share a burst's writes: one per CPU the
@@ -128,14 +143,14 @@ func release(ctx context.Context, start, t time.Time, slots []*armed) (realtime 
 	var next atomic.Int64
 	rt := make([]bool, n)
 	var wg sync.WaitGroup
-	for w := 1; w < n; w++ {
+	for w := range n {
 		wg.Add(1)
-		go func() {
+		go func() { // exits locked: see lockPacingThread
 			defer wg.Done()
+			lockPacingThread()
 			rt[w] = releaseShare(ctx, start, t, slots, &next, w)
 		}()
 	}
-	rt[0] = releaseShare(ctx, start, t, slots, &next, 0)
 	wg.Wait()
 	for _, ok := range rt {
 		if !ok {
@@ -145,10 +160,9 @@ func release(ctx context.Context, start, t time.Time, slots []*armed) (realtime 
 	return true
 }
 
-// releaseShare is releasing thread number w: it waits for t, then writes
-// tails until none is left.
+// releaseShare is releasing thread number w, on a locked pacing thread: it
+// waits for t, then writes tails until none is left.
 func releaseShare(ctx context.Context, start, t time.Time, slots []*armed, next *atomic.Int64, w int) (realtime bool) {
-	defer lockPacingThread()()
 	// Real-time priority from the last few milliseconds on, so the final
 	// high-resolution sleep also wakes on time: a real-time thread wakes
 	// ahead of anything else on its CPU. Never earlier — it may then only
@@ -172,11 +186,12 @@ func releaseShare(ctx context.Context, start, t time.Time, slots []*armed, next 
 			continue // preparing failed; its goroutine reports why
 		}
 		if !reached {
-			a.r.Sent, a.err = time.Since(start), context.Canceled
+			a.stamp(time.Since(start))
+			a.err = context.Canceled
 			expire(a.conn)
 			continue
 		}
-		a.r.Sent = time.Since(start)
+		a.stamp(time.Since(start))
 		if _, err := a.conn.Write(a.tail); err != nil {
 			a.err = err
 			expire(a.conn)
@@ -184,38 +199,73 @@ func releaseShare(ctx context.Context, start, t time.Time, slots []*armed, next 
 	}
 }
 
-// burstStd is Burst for targets served through net/http (TLS with HTTP/2):
-// requests are built in advance and their goroutines released together.
-func (e *Engine) burstStd(ctx context.Context, at time.Duration, shots []Shot) {
-	gate := make(chan struct{})
-	var sent, prepared sync.WaitGroup
-	sent.Add(len(shots))
-	prepared.Add(len(shots))
+// stamp records the send instant of a's request(s).
+func (a *armed) stamp(t time.Duration) {
+	if a.r != nil {
+		a.r.Sent = t
+	}
+	for _, r := range a.rs {
+		r.Sent = t
+	}
+}
+
+// burstH2 is Burst for HTTP/2: a stream is reserved for every shot (more
+// connections opened as SETTINGS_MAX_CONCURRENT_STREAMS requires), each
+// connection's HEADERS frames are built in advance, and at the instant the
+// release threads write each connection's frames in one write.
+func (e *Engine) burstH2(ctx context.Context, at time.Duration, shots []Shot) {
+	type group struct {
+		h      *h2conn
+		frames []byte
+		rs     []*Result
+	}
+	var groups []*group
+	byConn := map[*h2conn]*group{}
+	var failed []*Result
+	released := make(chan struct{})
+	e.h2.watchRun(ctx)
 	for _, s := range shots {
 		s.At = at
 		r := e.newResult(s)
 		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
-			req, err := e.req.httpRequest(r.Key)
-			prepared.Done()
-			<-gate
-			sent.Done()
-			switch {
-			case ctx.Err() != nil:
-				r.Sent, r.Done, r.Error = e.Now(), e.Now(), "canceled"
-			case err != nil:
-				r.Sent, r.Done, r.Error = e.Now(), e.Now(), err.Error()
-			default:
-				e.std.do(ctx, req, e.start, r)
-			}
-			e.emit(r)
-		}()
+		h, err := e.h2.conn(ctx)
+		if err != nil {
+			r.Error = describeNetErr(e.addr, err)
+			failed = append(failed, r)
+			continue
+		}
+		g := byConn[h]
+		if g == nil {
+			g = &group{h: h}
+			byConn[h] = g
+			groups = append(groups, g)
+		}
+		id := h.open(r, e.start, func() {
+			go func() { // not on the connection's reader, which must go on reading
+				<-released // Sent is final
+				e.emit(r)
+				e.wg.Done()
+			}()
+		})
+		g.frames = append(g.frames, e.h2.frames(id, r.Key)...)
+		g.rs = append(g.rs, r)
 	}
-	prepared.Wait()
-	unlock := lockPacingThread()
-	waitUntil(ctx, e.start.Add(at))
-	close(gate)
-	unlock()
-	sent.Wait()
+	slots := make([]*armed, len(groups))
+	for i, g := range groups {
+		slots[i] = &armed{conn: h2writer{Conn: g.h.tc, h: g.h}, tail: g.frames, rs: g.rs}
+	}
+	rt := release(ctx, e.start, e.start.Add(at), slots)
+	e.realtimeRelease.Store(rt)
+	for _, a := range slots {
+		if a.err != nil {
+			a.conn.(h2writer).h.fail(a.err)
+		}
+	}
+	now := e.Now()
+	for _, r := range failed {
+		r.Sent, r.Done = now, now
+		e.emit(r)
+		e.wg.Done()
+	}
+	close(released)
 }

@@ -3,20 +3,23 @@
 package attack
 
 import (
-	"math/bits"
+	"os"
 	"runtime"
-	"syscall"
+	"strconv"
+	"strings"
 	"testing"
-	"unsafe"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func schedPolicy(t *testing.T) int {
 	t.Helper()
-	p, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0)
-	if e != 0 {
-		t.Fatal(e)
+	a, err := unix.SchedGetAttr(0, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return int(p)
+	return int(a.Policy)
 }
 
 // enterRealtime either switches the thread to SCHED_FIFO and back, or —
@@ -24,19 +27,19 @@ func schedPolicy(t *testing.T) int {
 func TestRealtimeReleaseRaisesAndRestores(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if p := schedPolicy(t); p != schedOther {
+	if p := schedPolicy(t); p != unix.SCHED_NORMAL {
 		t.Fatalf("test thread starts with policy %d", p)
 	}
 	leave, ok := enterRealtime()
 	if ok {
-		if p := schedPolicy(t); p != schedFIFO {
+		if p := schedPolicy(t); p != unix.SCHED_FIFO {
 			t.Fatalf("enterRealtime reported ok, policy is %d", p)
 		}
-	} else if p := schedPolicy(t); p != schedOther {
+	} else if p := schedPolicy(t); p != unix.SCHED_NORMAL {
 		t.Fatalf("enterRealtime failed but changed the policy to %d", p)
 	}
 	leave()
-	if p := schedPolicy(t); p != schedOther {
+	if p := schedPolicy(t); p != unix.SCHED_NORMAL {
 		t.Fatalf("policy after leave: %d", p)
 	}
 
@@ -46,11 +49,11 @@ func TestRealtimeReleaseRaisesAndRestores(t *testing.T) {
 	}
 }
 
-func affinity(t *testing.T) cpuMask {
+func affinity(t *testing.T) unix.CPUSet {
 	t.Helper()
-	var m cpuMask
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, unsafe.Sizeof(m), uintptr(unsafe.Pointer(&m))); e != 0 {
-		t.Fatal(e)
+	var m unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &m); err != nil {
+		t.Fatal(err)
 	}
 	return m
 }
@@ -59,26 +62,87 @@ func TestPinToCPUAndRestore(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	old := affinity(t)
-	n := 0
-	for _, w := range old {
-		n += bits.OnesCount64(w)
-	}
+	n := old.Count()
 	for i := range 3 {
 		restore := pinToCPU(i)
-		pinned := 0
-		for _, w := range affinity(t) {
-			pinned += bits.OnesCount64(w)
-		}
+		pinned := affinity(t)
 		want := n // one CPU: nothing to choose, the mask stays
 		if n >= 2 {
 			want = 1
 		}
-		if pinned != want {
-			t.Fatalf("pinToCPU(%d): %d CPUs allowed of %d", i, pinned, n)
+		if pinned.Count() != want {
+			t.Fatalf("pinToCPU(%d): %d CPUs allowed of %d", i, pinned.Count(), n)
 		}
 		restore()
 		if affinity(t) != old {
 			t.Fatalf("pinToCPU(%d): mask not restored", i)
 		}
+	}
+}
+
+// fineSlackThreads lists this process's threads whose timer slack is the
+// pacing threads' 1 ns, except the main thread: a pacing goroutine the
+// scheduler ran there cannot retire it (the process would end), so the
+// runtime parks it for good instead — never to run anything again.
+func fineSlackThreads(t *testing.T) []string {
+	t.Helper()
+	tids, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fine []string
+	for _, tid := range tids {
+		if tid.Name() == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + tid.Name() + "/timerslack_ns")
+		if err != nil {
+			continue // the thread just exited
+		}
+		if strings.TrimSpace(string(b)) == "1" {
+			fine = append(fine, tid.Name())
+		}
+	}
+	return fine
+}
+
+// The threads that pace and release set 1 ns timer slack (and real-time
+// priority, and a CPU mask); they must not be handed back to the runtime
+// for other goroutines: after a paced run and a burst, no thread of the
+// process keeps the setting. A retired thread exits shortly after its
+// goroutine, so the check waits a bounded while for that.
+func TestPacingThreadsRetired(t *testing.T) {
+	runtime.LockOSThread() // this thread reads its own slack below
+	onPacingThread(func() {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(unix.Gettid()) + "/timerslack_ns")
+		if err != nil || strings.TrimSpace(string(b)) != "1" {
+			t.Errorf("a pacing thread's timer slack: %q, %v", b, err)
+		}
+	})
+	runtime.UnlockOSThread()
+	runProfile(t, "builtin:none", Steady{Rate: 200, Duration: 50 * time.Millisecond}, Options{})
+	runProfile(t, "builtin:none", Burst{K: 20}, Options{})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		fine := fineSlackThreads(t)
+		if len(fine) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("threads %v kept 1 ns timer slack after their pacing goroutines ended", fine)
+		}
+		runtime.Gosched()
+	}
+}
+
+// A caller that schedules one shot at a time (the probe's trace) runs on
+// the same pacing thread each time, rather than on a new thread each time.
+func TestPacingThreadReused(t *testing.T) {
+	tids := map[int]bool{}
+	for range 20 {
+		onPacingThread(func() { tids[unix.Gettid()] = true })
+	}
+	if len(tids) > 2 { // a second only if a stall outlasted pacingIdle
+		t.Fatalf("20 one-shot jobs ran on %d threads", len(tids))
 	}
 }

@@ -31,6 +31,7 @@ func NewRequest(method, rawURL string, headers []string, body string) (*Request,
 	if u.Path == "" {
 		u.Path = "/"
 	}
+	u.RawQuery = escapeQuery(u.RawQuery)
 	if method == "" {
 		method = http.MethodGet
 	}
@@ -67,11 +68,14 @@ func (r *Request) wire(key string) []byte {
 	b.WriteByte(' ')
 	b.WriteString(r.URL.RequestURI())
 	b.WriteString(" HTTP/1.1\r\nHost: ")
-	b.WriteString(r.URL.Host)
-	b.WriteString("\r\nUser-Agent: ratecheck\r\n")
+	b.WriteString(r.host())
+	b.WriteString("\r\n")
+	if r.Header.Get("User-Agent") == "" {
+		b.WriteString("User-Agent: ratecheck\r\n")
+	}
 	for name, values := range r.Header {
 		if strings.EqualFold(name, "Host") {
-			continue
+			continue // written first, once
 		}
 		for _, v := range values {
 			b.WriteString(name + ": " + v + "\r\n")
@@ -88,21 +92,50 @@ func (r *Request) wire(key string) []byte {
 	return b.Bytes()
 }
 
-// httpRequest builds a net/http request for the https path.
-func (r *Request) httpRequest(key string) (*http.Request, error) {
-	req, err := http.NewRequest(r.Method, r.URL.String(), bytes.NewReader(r.Body))
-	if err != nil {
-		return nil, err
+// host is the Host header: the user's, when given (a virtual host, a
+// gateway routing on it), else the URL's authority.
+func (r *Request) host() string {
+	if h := r.Header.Get("Host"); h != "" {
+		return h
 	}
-	req.Header = r.Header.Clone()
-	if req.Header.Get("User-Agent") == "" {
-		req.Header.Set("User-Agent", "ratecheck")
+	return r.URL.Host
+}
+
+// escapeQuery percent-encodes the bytes that may not appear in a request
+// line's query (RFC 3986 §3.4): a space would split the request line, and
+// quotes, brackets and non-ASCII bytes are refused by strict servers. What
+// is already encoded, and every character the query may hold, stays as
+// typed — the limiter sees the query the user meant.
+func escapeQuery(q string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if queryByte(c) {
+			if b.Len() > 0 {
+				b.WriteByte(c)
+			}
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString(q[:i])
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
 	}
-	if h := req.Header.Get("Host"); h != "" {
-		req.Host = h
+	if b.Len() == 0 {
+		return q
 	}
-	if r.KeyHeader != "" && key != "" {
-		req.Header.Set(r.KeyHeader, key)
+	return b.String()
+}
+
+// queryByte: unreserved, sub-delims, ':', '@', '/', '?' and '%' (taken to
+// start an escape the user wrote).
+func queryByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
 	}
-	return req, nil
+	return strings.IndexByte("-._~!$&'()*+,;=:@/?%", c) >= 0
 }

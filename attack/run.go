@@ -54,6 +54,9 @@ type RunResult struct {
 	Concluded bool
 	// Results are the kept results in send order (see KeepResults).
 	Results []*Result
+	// CPU is this process's CPU use over the run, per request too: the
+	// tool's own cost (zero where the platform does not report it).
+	CPU CPUUsage
 	// Out is the results file ("" without one); StreamErr is its own
 	// failure to write, which leaves the measurements themselves intact.
 	Out       string
@@ -113,7 +116,7 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 	rep, runErr := p.Run(eng.BeginAt(ctx, start), eng, col)
 	eng.Finish()
 
-	res := &RunResult{Start: start, Elapsed: eng.Now(), Stopped: eng.Stopped(), Summary: col.Metrics.Summary(), Out: opts.Out}
+	res := &RunResult{Start: start, Elapsed: eng.Now(), Stopped: eng.Stopped(), Summary: col.Metrics.Summary(), Out: opts.Out, CPU: eng.CPU()}
 	if col.Keep {
 		res.Results = col.Results()
 	}

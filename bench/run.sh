@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# bench/run.sh — ratecheck vs vegeta against the same loopback sink.
+# bench/run.sh — ratecheck vs vegeta (and wrk's maximum) against the same loopback sink,
+# over http and https.
 #
-#   bench/run.sh            full run: 3 repetitions, plus the 1M-request memory run (~5 min)
-#   bench/run.sh --quick    1 repetition, no memory run (~1.5 min)
+#   bench/run.sh            full run: 3 repetitions, plus the 1M-request memory run (~10 min)
+#   bench/run.sh --quick    1 repetition, no memory run (~4 min)
 #
 # Everything goes to 127.0.0.1 only; every run is bounded by its duration and
 # by ratecheck's request/time budgets. See bench/README.md for what each
@@ -65,6 +66,19 @@ if [[ ! -x /usr/bin/time ]]; then
 	apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
 fi
 command -v curl >/dev/null || die "curl is required (apt-get install curl)"
+# wrk is the reference for maximum throughput (a C event loop, no pacing).
+# Missing and not root: its rows are left empty, with a warning.
+if ! command -v wrk >/dev/null; then
+	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+		log "installing wrk (apt)"
+		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null ||
+			log "WARNING: installing wrk failed; its rows stay empty"
+	else
+		log "WARNING: wrk is not installed (apt-get install wrk); its rows stay empty"
+	fi
+fi
+HAVE_WRK=0
+if command -v wrk >/dev/null; then HAVE_WRK=1; fi
 
 log "building ratecheck, sink, analyze"
 (cd "$ROOT" && go build -o "$WORK/ratecheck" .) || die "building ratecheck failed"
@@ -78,17 +92,22 @@ VG=$WORK/gobin/vegeta
 AN=$WORK/analyze
 
 # ---------------------------------------------------------------- sink
-"$WORK/sink" -addr 127.0.0.1:0 -ctl 127.0.0.1:0 >"$WORK/sink.out" 2>"$WORK/sink.err" &
+# One sink, two data listeners: plain http and https (a certificate for
+# 127.0.0.1 made at start; both tools are given it to trust).
+"$WORK/sink" -addr 127.0.0.1:0 -ctl 127.0.0.1:0 -tls-addr 127.0.0.1:0 -tls-cert-out "$WORK/sink.pem" \
+	>"$WORK/sink.out" 2>"$WORK/sink.err" &
 SINK_PID=$!
 for _ in $(seq 50); do
-	[[ $(wc -l <"$WORK/sink.out") -ge 2 ]] && break
+	[[ $(wc -l <"$WORK/sink.out") -ge 3 ]] && break
 	sleep 0.1
 done
 URL=$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$WORK/sink.out")
+URL_TLS=$(sed -n 's/^listening on \(https:[^ ]*\)$/\1/p' "$WORK/sink.out")
 CTL=$(sed -n 's/^control on http:\/\/\([^/]*\)\/$/http:\/\/\1/p' "$WORK/sink.out")
-[[ -n $URL && -n $CTL ]] || die "sink did not start: $(cat "$WORK/sink.err")"
-log "sink $URL (control $CTL), pid $SINK_PID"
-echo "GET $URL" >"$WORK/targets.txt"
+[[ -n $URL && -n $URL_TLS && -n $CTL ]] || die "sink did not start: $(cat "$WORK/sink.err")"
+log "sink $URL and $URL_TLS (control $CTL), pid $SINK_PID"
+echo "GET $URL" >"$WORK/targets-http.txt"
+echo "GET $URL_TLS" >"$WORK/targets-https.txt"
 SINK_START=$(curl -fsS "$CTL/info" | "$WORK/analyze" get start)
 
 sink_reset() { curl -fsS -X POST "$CTL/reset" >/dev/null; }
@@ -166,24 +185,48 @@ NOPRIV=0
 if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null && [[ $(ulimit -r) == 0 ]]; then NOPRIV=1; fi
 UNPRIV=(setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice)
 
+# Per scheme: the sink's URL and how each tool is told to trust the sink's
+# certificate (verification costs only at the handshake).
+url_of() { if [[ $1 == https ]]; then echo "$URL_TLS"; else echo "$URL"; fi; }
+rc_trust() { if [[ $1 == https ]]; then RC_TRUST=(--cacert "$WORK/sink.pem"); else RC_TRUST=(); fi; }
+vg_trust() { if [[ $1 == https ]]; then VG_TRUST=(-root-certs="$WORK/sink.pem"); else VG_TRUST=(); fi; }
+# the metric keys of a scheme's rows carry this suffix (kept in sx: timed
+# sets s, u and m)
+sfx() { if [[ $1 == https ]]; then echo _tls; fi; }
+
 OBS=$WORK/obs.tsv
 metric() { printf 'm\t%s\t%s\t%s\t%s\n' "$@" >>"$OBS"; }
 obs() { printf 'v\t%s\t%s\t%s\n' "$@" >>"$OBS"; }
 
+# Bars: an absolute bound on ratecheck's figure, or "OPxTOOL" (a bound on
+# ratecheck's figure as a multiple of TOOL's in the same run); several are
+# separated by commas. See bench/analyze.
 metric max_rps "max throughput, 50 conns: tool's own report" rps -
-metric max_sink_rps "max throughput, 50 conns: sink-counted" rps -
+metric max_sink_rps "max throughput, 50 conns: sink-counted" rps ">=2xvegeta,>=0.9xwrk"
 metric max_cpu "CPU per request at max throughput" us -
 metric max_rss "peak RSS at max throughput" MB -
+metric max_sink_rps_tls "https max throughput, 50 conns: sink-counted" rps -
+metric max_cpu_tls "https CPU per request at max throughput" us -
 metric c_rate "5000/s: sink-observed rate" rps "~5000±0.5%"
 metric c_p50 "5000/s: sink-observed schedule error p50" ms -
-metric c_p99 "5000/s: sink-observed schedule error p99" ms "<=0.5"
-metric c_cpu "CPU per request at 5000/s" us -
+metric c_p99 "5000/s: sink-observed schedule error p99" ms "<=0.3"
+metric c_cpu "CPU per request at 5000/s" us "<=1xvegeta"
+metric c_tls_rate "https 5000/s: sink-observed rate" rps "~5000±0.5%"
+metric c_tls_p50 "https 5000/s: sink-observed schedule error p50" ms -
+metric c_tls_p99 "https 5000/s: sink-observed schedule error p99" ms "<=0.5"
+metric c_tls_cpu "https CPU per request at 5000/s" us -
+metric k_rate "1000/s: sink-observed rate" rps "~1000±0.5%"
+metric k_p50 "1000/s: sink-observed schedule error p50" ms -
+metric k_p99 "1000/s: sink-observed schedule error p99" ms "<1xvegeta"
+metric k_cpu "CPU per request at 1000/s" us -
 metric b_kernel "burst of 100: arrival spread, sink's kernel stamps" ms "<=1"
 metric b_read "burst of 100: arrival spread, sink's read stamps" ms "<=1"
 if ((NOPRIV)); then
 	metric b_kernel_np "burst of 100, no real-time priority: kernel stamps" ms -
 	metric b_read_np "burst of 100, no real-time priority: read stamps" ms -
 fi
+metric b_tls_kernel "https burst of 100: arrival spread, sink's kernel stamps" ms "<=1"
+metric b_tls_read "https burst of 100: arrival spread, sink's read stamps" ms -
 if ((!QUICK)); then
 	metric mem_rss "1M requests at 25000/s: peak RSS" MB "<100"
 	metric mem_rate "1M requests at 25000/s: sink-observed rate" rps -
@@ -192,141 +235,181 @@ fi
 # ---------------------------------------------------------------- max throughput
 # ratecheck: closed loop, 50 connections. vegeta: -rate=0 needs -max-workers;
 # -workers=50 starts all 50 at once (ratecheck opens its 50 at once too), and
-# -connections=50 keeps 50 idle keep-alive connections. Each tool's own
-# figure is its sent rate: ratecheck .metrics.achieved_rate_per_s, vegeta
-# report .rate. The sink figure is (arrivals-1)/(last-first arrival).
+# -connections=50 keeps 50 idle keep-alive connections. wrk: 50 connections
+# on 2 threads (one per core). Each tool's own figure is its sent rate:
+# ratecheck .metrics.achieved_rate_per_s, vegeta report .rate, wrk
+# Requests/sec. The sink figure is (arrivals-1)/(last-first arrival).
+max_tools=(ratecheck vegeta)
+if ((HAVE_WRK)); then max_tools+=(wrk); fi
 for rep in $(seq "$REPS"); do
-	for tool in ratecheck vegeta; do
-		wait_idle
-		sink_reset
-		if [[ $tool == ratecheck ]]; then
-			timed rc-max "$RC" attack --profile steady --rate max --connections 50 --duration 10s \
-				--max-requests 5000000 --max-duration 1m --out "$WORK/rc-max.jsonl" -o json "$URL"
-			own=$(jget "$WORK/rc-max.out" metrics.achieved_rate_per_s)
-			reqs=$(jget "$WORK/rc-max.out" summary.requests)
-			errs=$(jget "$WORK/rc-max.out" summary.errors)
-			rm -f "$WORK/rc-max.jsonl"
-		else
-			timed vg-max "$VG" attack -targets="$WORK/targets.txt" -rate=0 -workers=50 -max-workers=50 \
-				-connections=50 -duration=10s -output="$WORK/vg-max.bin"
-			"$VG" report -type=json "$WORK/vg-max.bin" >"$WORK/vg-max.report.json"
-			own=$(jget "$WORK/vg-max.report.json" rate)
-			reqs=$(jget "$WORK/vg-max.report.json" requests)
-			errs=$(awk -v r="$reqs" -v s="$(jget "$WORK/vg-max.report.json" success)" 'BEGIN{printf "%d", r*(1-s)+0.5}')
-			rm -f "$WORK/vg-max.bin"
-		fi
-		sink_arrivals "$WORK/arr.json"
-		"$AN" arrivals <"$WORK/arr.json" >"$WORK/arr.kv"
-		sink_rps=$(kv "$WORK/arr.kv" rate_per_s)
-		cpu_us=$(div "$CPU_S" "$reqs" 1e6)
-		obs max_rps $tool "$own"
-		obs max_sink_rps $tool "$sink_rps"
-		obs max_cpu $tool "$cpu_us"
-		obs max_rss $tool "$RSS_MB"
-		log "max[$rep] $tool: own $(printf %.0f "$own")/s, sink $(printf %.0f "$sink_rps")/s, requests $reqs (sink $(kv "$WORK/arr.kv" count)), errors $errs, CPU ${CPU_S}s = $(printf %.2f "$cpu_us") µs/req, RSS ${RSS_MB} MB, sink CPU ${SINK_S}s, other CPU ${OTHER_S}s"
+	for scheme in http https; do
+		url=$(url_of $scheme) sx=$(sfx $scheme)
+		rc_trust $scheme
+		vg_trust $scheme
+		for tool in "${max_tools[@]}"; do
+			wait_idle
+			sink_reset
+			case $tool in
+			ratecheck)
+				timed rc-max "$RC" attack --profile steady --rate max --connections 50 --duration 10s \
+					--max-requests 5000000 --max-duration 1m "${RC_TRUST[@]}" --out "$WORK/rc-max.jsonl" -o json "$url"
+				own=$(jget "$WORK/rc-max.out" metrics.achieved_rate_per_s)
+				reqs=$(jget "$WORK/rc-max.out" summary.requests)
+				errs=$(jget "$WORK/rc-max.out" summary.errors)
+				rm -f "$WORK/rc-max.jsonl"
+				;;
+			vegeta)
+				timed vg-max "$VG" attack -targets="$WORK/targets-$scheme.txt" "${VG_TRUST[@]}" -rate=0 -workers=50 \
+					-max-workers=50 -connections=50 -duration=10s -output="$WORK/vg-max.bin"
+				"$VG" report -type=json "$WORK/vg-max.bin" >"$WORK/vg-max.report.json"
+				own=$(jget "$WORK/vg-max.report.json" rate)
+				reqs=$(jget "$WORK/vg-max.report.json" requests)
+				errs=$(awk -v r="$reqs" -v s="$(jget "$WORK/vg-max.report.json" success)" 'BEGIN{printf "%d", r*(1-s)+0.5}')
+				rm -f "$WORK/vg-max.bin"
+				;;
+			wrk)
+				timed wrk-max wrk -t2 -c50 -d10s "$url"
+				own=$(awk '/^Requests\/sec:/{print $2}' "$WORK/wrk-max.out")
+				reqs=$(awk '/ requests in /{print $1}' "$WORK/wrk-max.out")
+				errs=$(awk '/Non-2xx|Socket errors/{n++} END{print n+0}' "$WORK/wrk-max.out")
+				;;
+			esac
+			sink_arrivals "$WORK/arr.json"
+			"$AN" arrivals <"$WORK/arr.json" >"$WORK/arr.kv"
+			sink_rps=$(kv "$WORK/arr.kv" rate_per_s)
+			cpu_us=$(div "$CPU_S" "$reqs" 1e6)
+			if [[ $scheme == http ]]; then
+				obs max_rps $tool "$own"
+				obs max_rss $tool "$RSS_MB"
+			fi
+			obs "max_sink_rps$sx" $tool "$sink_rps"
+			obs "max_cpu$sx" $tool "$cpu_us"
+			log "max[$rep] $scheme $tool: own $(printf %.0f "$own")/s, sink $(printf %.0f "$sink_rps")/s, requests $reqs (sink $(kv "$WORK/arr.kv" count)), errors $errs, CPU ${CPU_S}s = $(printf %.2f "$cpu_us") µs/req, RSS ${RSS_MB} MB, sink CPU ${SINK_S}s, other CPU ${OTHER_S}s"
+		done
 	done
 done
 
 # ---------------------------------------------------------------- constant rate
-# 5000/s for 10 s. Schedule error as the sink saw it: i-th arrival vs i/rate,
-# after removing the median offset (see analyze arrivals).
-for rep in $(seq "$REPS"); do
-	for tool in ratecheck vegeta; do
-		wait_idle
-		sink_reset
-		if [[ $tool == ratecheck ]]; then
-			timed rc-const "$RC" attack --profile steady --rate 5000/s --duration 10s \
-				--max-requests 100000 --max-duration 1m --out "$WORK/rc-const.jsonl" -o json "$URL"
-			reqs=$(jget "$WORK/rc-const.out" summary.requests)
-			self="own p99 lateness $(awk -v n="$(jget "$WORK/rc-const.out" summary.lateness.p99_ns)" 'BEGIN{printf "%.3f", n/1e6}') ms"
-		else
-			timed vg-const "$VG" attack -targets="$WORK/targets.txt" -rate=5000 -duration=10s -output="$WORK/vg-const.bin"
-			"$VG" report -type=json "$WORK/vg-const.bin" >"$WORK/vg-const.report.json"
-			reqs=$(jget "$WORK/vg-const.report.json" requests)
-			self="own rate $(printf %.1f "$(jget "$WORK/vg-const.report.json" rate)")/s"
-			rm -f "$WORK/vg-const.bin"
-		fi
-		sink_arrivals "$WORK/arr.json"
-		"$AN" arrivals -rate 5000 <"$WORK/arr.json" >"$WORK/arr.kv"
-		rate=$(kv "$WORK/arr.kv" rate_per_s)
-		p50=$(ms "$(kv "$WORK/arr.kv" sched_p50_ns)")
-		p99=$(ms "$(kv "$WORK/arr.kv" sched_p99_ns)")
-		cpu_us=$(div "$CPU_S" "$reqs" 1e6)
-		if [[ $tool == ratecheck ]]; then
-			# where ratecheck's error comes from: its own pacing (sent -
-			# scheduled) or the way to the sink (arrival - sent)
-			"$AN" decompose -results "$WORK/rc-const.jsonl" -sink-start "$SINK_START" <"$WORK/arr.json" >"$WORK/dec.kv"
-			self="$self; split: late p50/p99 $(ms "$(kv "$WORK/dec.kv" late_p50_ns)")/$(ms "$(kv "$WORK/dec.kv" late_p99_ns)") ms, send->arrival p50/p99 $(ms "$(kv "$WORK/dec.kv" transit_p50_ns)")/$(ms "$(kv "$WORK/dec.kv" transit_p99_ns)") ms"
-			rm -f "$WORK/rc-const.jsonl"
-		fi
-		obs c_rate $tool "$rate"
-		obs c_p50 $tool "$p50"
-		obs c_p99 $tool "$p99"
-		obs c_cpu $tool "$cpu_us"
-		log "const[$rep] $tool: sink $(kv "$WORK/arr.kv" count) arrivals at $(printf %.1f "$rate")/s, schedule error p50 $(printf %.3f "$p50") ms p99 $(printf %.3f "$p99") ms max $(ms "$(kv "$WORK/arr.kv" sched_max_ns)") ms; $self; CPU ${CPU_S}s, other CPU ${OTHER_S}s"
+# const_runs RATE SCHEME KEY: RATE/s for 10 s, both tools, REPS times.
+# Schedule error as the sink saw it: i-th arrival vs i/rate, after removing
+# the median offset (see analyze arrivals).
+const_runs() {
+	local rate=$1 scheme=$2 key=$3 url rep tool reqs self p50 p99 cpu_us arate
+	url=$(url_of "$scheme")
+	rc_trust "$scheme"
+	vg_trust "$scheme"
+	for rep in $(seq "$REPS"); do
+		for tool in ratecheck vegeta; do
+			wait_idle
+			sink_reset
+			if [[ $tool == ratecheck ]]; then
+				timed rc-const "$RC" attack --profile steady --rate "$rate/s" --duration 10s \
+					--max-requests 100000 --max-duration 1m "${RC_TRUST[@]}" --out "$WORK/rc-const.jsonl" -o json "$url"
+				reqs=$(jget "$WORK/rc-const.out" summary.requests)
+				self="own p99 lateness $(awk -v n="$(jget "$WORK/rc-const.out" summary.lateness.p99_ns)" 'BEGIN{printf "%.3f", n/1e6}') ms"
+			else
+				timed vg-const "$VG" attack -targets="$WORK/targets-$scheme.txt" "${VG_TRUST[@]}" -rate="$rate" -duration=10s \
+					-output="$WORK/vg-const.bin"
+				"$VG" report -type=json "$WORK/vg-const.bin" >"$WORK/vg-const.report.json"
+				reqs=$(jget "$WORK/vg-const.report.json" requests)
+				self="own rate $(printf %.1f "$(jget "$WORK/vg-const.report.json" rate)")/s"
+				rm -f "$WORK/vg-const.bin"
+			fi
+			sink_arrivals "$WORK/arr.json"
+			"$AN" arrivals -rate "$rate" <"$WORK/arr.json" >"$WORK/arr.kv"
+			arate=$(kv "$WORK/arr.kv" rate_per_s)
+			p50=$(ms "$(kv "$WORK/arr.kv" sched_p50_ns)")
+			p99=$(ms "$(kv "$WORK/arr.kv" sched_p99_ns)")
+			cpu_us=$(div "$CPU_S" "$reqs" 1e6)
+			if [[ $tool == ratecheck ]]; then
+				# where ratecheck's error comes from: its own pacing (sent -
+				# scheduled) or the way to the sink (arrival - sent)
+				"$AN" decompose -results "$WORK/rc-const.jsonl" -sink-start "$SINK_START" <"$WORK/arr.json" >"$WORK/dec.kv"
+				self="$self; split: late p50/p99 $(ms "$(kv "$WORK/dec.kv" late_p50_ns)")/$(ms "$(kv "$WORK/dec.kv" late_p99_ns)") ms, send->arrival p50/p99 $(ms "$(kv "$WORK/dec.kv" transit_p50_ns)")/$(ms "$(kv "$WORK/dec.kv" transit_p99_ns)") ms"
+				self="$self; own CPU/req $({ jget "$WORK/rc-const.out" cpu.per_request_ns 2>/dev/null || echo nan; } | awk '{printf "%.1f µs", $1/1e3}')"
+				rm -f "$WORK/rc-const.jsonl"
+			fi
+			obs "${key}_rate" $tool "$arate"
+			obs "${key}_p50" $tool "$p50"
+			obs "${key}_p99" $tool "$p99"
+			obs "${key}_cpu" $tool "$cpu_us"
+			log "const[$rep] $rate/s $scheme $tool: sink $(kv "$WORK/arr.kv" count) arrivals at $(printf %.1f "$arate")/s, schedule error p50 $(printf %.3f "$p50") ms p99 $(printf %.3f "$p99") ms max $(ms "$(kv "$WORK/arr.kv" sched_max_ns)") ms; $self; CPU ${CPU_S}s = $(printf %.2f "$cpu_us") µs/req, other CPU ${OTHER_S}s"
+		done
 	done
-done
+}
+const_runs 5000 http c
+const_runs 5000 https c_tls
+const_runs 1000 http k
 
 # ---------------------------------------------------------------- burst
 # ratecheck: --profile burst --burst 100 --idle 1s (pre-dialled connections,
-# all but the last byte pre-written, released at one instant).
+# for https handshaken too, all but the last byte pre-written, released at
+# one instant).
 # vegeta has no burst mode. Its closest equivalent is the fastest release it
 # can do of exactly 100 requests: a lazily read target list of 100 lines
 # (vegeta stops when a lazy list runs out), -rate=0 (no pacing) and 100
 # workers started up front (-workers=100 -max-workers=100), so each request
 # goes out the moment a worker takes it. vegeta cannot pre-dial, so its
-# spread includes 100 TCP connects; that is what a vegeta user gets, and is
-# the reason ratecheck's burst pre-dials. (-rate=100/1ms -duration=1ms was
-# tried and rejected: when vegeta's pacer wakes late it stops at the 1 ms
-# duration and sends fewer than 100.)
-for _ in $(seq 100); do echo "GET $URL"; done >"$WORK/targets100.txt"
-tools=(ratecheck vegeta)
-if ((NOPRIV)); then tools=(ratecheck ratecheck-np vegeta); fi
+# spread includes 100 TCP connects (and for https 100 handshakes); that is
+# what a vegeta user gets, and is the reason ratecheck's burst pre-dials.
+# (-rate=100/1ms -duration=1ms was tried and rejected: when vegeta's pacer
+# wakes late it stops at the 1 ms duration and sends fewer than 100.)
+for scheme in http https; do
+	for _ in $(seq 100); do echo "GET $(url_of $scheme)"; done >"$WORK/targets100-$scheme.txt"
+done
 for rep in $(seq "$BURSTS"); do
-	for tool in "${tools[@]}"; do
-		wait_idle
-		sink_reset
-		case $tool in
-		ratecheck | ratecheck-np)
-			pre=()
-			if [[ $tool == ratecheck-np ]]; then pre=("${UNPRIV[@]}"); fi
-			timed rc-burst "${pre[@]}" "$RC" attack --profile burst --burst 100 --idle 1s --out "$WORK/rc-burst.jsonl" -o json "$URL"
-			self="own send spread $(ms "$(jget "$WORK/rc-burst.out" metrics.send_spread_ns)") ms, real-time priority $(jget "$WORK/rc-burst.out" metrics.realtime_release)"
-			;;
-		vegeta)
-			timed vg-burst "$VG" attack -lazy -targets="$WORK/targets100.txt" -rate=0 -workers=100 \
-				-max-workers=100 -duration=10s -output="$WORK/vg-burst.bin"
-			# the 101st "request" is vegeta's own end-of-targets marker, never sent
-			# vegeta also logs a failed pseudo-request for every worker that
-			# found the target list empty; they never reach the wire
-			self="own 200s $("$VG" report -type=json "$WORK/vg-burst.bin" | "$AN" get status_codes.200)"
-			;;
-		esac
-		sink_arrivals "$WORK/arr.json"
-		"$AN" arrivals <"$WORK/arr.json" >"$WORK/arr.kv"
-		sink_kernel_arrivals "$WORK/karr.json"
-		"$AN" arrivals <"$WORK/karr.json" >"$WORK/karr.kv"
-		n=$(kv "$WORK/arr.kv" count)
-		read_spread=$(ms "$(kv "$WORK/arr.kv" spread_ns)")
-		kernel_spread=$(ms "$(kv "$WORK/karr.kv" spread_ns)")
-		if [[ $n != 100 ]]; then log "WARNING: burst[$rep] $tool: sink saw $n requests, not 100"; fi
-		kn=$(kv "$WORK/karr.kv" count)
-		if [[ $kn != "$n" ]]; then log "WARNING: burst[$rep] $tool: only $kn of $n requests have a kernel receive stamp"; fi
-		case $tool in
-		ratecheck-np)
-			obs b_kernel_np ratecheck "$kernel_spread"
-			obs b_read_np ratecheck "$read_spread"
-			;;
-		*)
-			obs b_kernel $tool "$kernel_spread"
-			obs b_read $tool "$read_spread"
-			if ((NOPRIV)) && [[ $tool == vegeta ]]; then # vegeta never asks for real-time priority
-				obs b_kernel_np $tool "$kernel_spread"
-				obs b_read_np $tool "$read_spread"
-			fi
-			;;
-		esac
-		log "burst[$rep] $tool: sink $n arrivals within $(printf %.3f "$kernel_spread") ms (kernel stamps), $(printf %.3f "$read_spread") ms (read stamps); $self"
+	for scheme in http https; do
+		url=$(url_of $scheme) sx=$(sfx $scheme)
+		rc_trust $scheme
+		vg_trust $scheme
+		tools=(ratecheck vegeta)
+		if ((NOPRIV)) && [[ $scheme == http ]]; then tools=(ratecheck ratecheck-np vegeta); fi
+		for tool in "${tools[@]}"; do
+			wait_idle
+			sink_reset
+			case $tool in
+			ratecheck | ratecheck-np)
+				pre=()
+				if [[ $tool == ratecheck-np ]]; then pre=("${UNPRIV[@]}"); fi
+				timed rc-burst "${pre[@]}" "$RC" attack --profile burst --burst 100 --idle 1s "${RC_TRUST[@]}" \
+					--out "$WORK/rc-burst.jsonl" -o json "$url"
+				self="own send spread $(ms "$(jget "$WORK/rc-burst.out" metrics.send_spread_ns)") ms, real-time priority $(jget "$WORK/rc-burst.out" metrics.realtime_release)"
+				;;
+			vegeta)
+				timed vg-burst "$VG" attack -lazy -targets="$WORK/targets100-$scheme.txt" "${VG_TRUST[@]}" -rate=0 \
+					-workers=100 -max-workers=100 -duration=10s -output="$WORK/vg-burst.bin"
+				# the 101st "request" is vegeta's own end-of-targets marker, never sent
+				# vegeta also logs a failed pseudo-request for every worker that
+				# found the target list empty; they never reach the wire
+				self="own 200s $("$VG" report -type=json "$WORK/vg-burst.bin" | "$AN" get status_codes.200)"
+				;;
+			esac
+			sink_arrivals "$WORK/arr.json"
+			"$AN" arrivals <"$WORK/arr.json" >"$WORK/arr.kv"
+			sink_kernel_arrivals "$WORK/karr.json"
+			"$AN" arrivals <"$WORK/karr.json" >"$WORK/karr.kv"
+			n=$(kv "$WORK/arr.kv" count)
+			read_spread=$(ms "$(kv "$WORK/arr.kv" spread_ns)")
+			kernel_spread=$(ms "$(kv "$WORK/karr.kv" spread_ns)")
+			if [[ $n != 100 ]]; then log "WARNING: burst[$rep] $scheme $tool: sink saw $n requests, not 100"; fi
+			kn=$(kv "$WORK/karr.kv" count)
+			if [[ $kn != "$n" ]]; then log "WARNING: burst[$rep] $scheme $tool: only $kn of $n requests have a kernel receive stamp"; fi
+			case $tool in
+			ratecheck-np)
+				obs b_kernel_np ratecheck "$kernel_spread"
+				obs b_read_np ratecheck "$read_spread"
+				;;
+			*)
+				obs "b${sx}_kernel" $tool "$kernel_spread"
+				obs "b${sx}_read" $tool "$read_spread"
+				if ((NOPRIV)) && [[ $tool == vegeta && $scheme == http ]]; then # vegeta never asks for real-time priority
+					obs b_kernel_np $tool "$kernel_spread"
+					obs b_read_np $tool "$read_spread"
+				fi
+				;;
+			esac
+			log "burst[$rep] $scheme $tool: sink $n arrivals within $(printf %.3f "$kernel_spread") ms (kernel stamps), $(printf %.3f "$read_spread") ms (read stamps); $self"
+		done
 	done
 done
 
@@ -348,7 +431,7 @@ if ((!QUICK)); then
 			errs=$(jget "$WORK/rc-mem.out" summary.errors)
 			rm -f "$WORK/rc-mem.jsonl"
 		else
-			timed vg-mem "$VG" attack -targets="$WORK/targets.txt" -rate=25000 -duration=40s -max-workers=1000 \
+			timed vg-mem "$VG" attack -targets="$WORK/targets-http.txt" -rate=25000 -duration=40s -max-workers=1000 \
 				-output="$WORK/vg-mem.bin"
 			"$VG" report -type=json "$WORK/vg-mem.bin" >"$WORK/vg-mem.report.json"
 			reqs=$(jget "$WORK/vg-mem.report.json" requests)

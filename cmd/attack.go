@@ -240,6 +240,7 @@ type attackJSON struct {
 	ElapsedS float64           `json:"elapsed_s"`
 	Stopped  attack.StopReason `json:"stopped,omitempty"`  // why the run was cut short
 	Untested string            `json:"untested,omitempty"` // why the target could not be tested
+	CPU      attack.CPUUsage   `json:"cpu"`                // ratecheck's own CPU over the run
 }
 
 func printAttack(c *cobra.Command, f *attackFlags, spec, path string, res *attack.RunResult) error {
@@ -247,7 +248,7 @@ func printAttack(c *cobra.Command, f *attackFlags, spec, path string, res *attac
 	if f.output == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(attackJSON{res.Report, spec, path, res.Elapsed.Seconds(), res.Stopped, res.Untested})
+		return enc.Encode(attackJSON{res.Report, spec, path, res.Elapsed.Seconds(), res.Stopped, res.Untested, res.CPU})
 	}
 	if res.Stopped == attack.StopInterrupted {
 		report.Interrupted(out, string(res.Stopped))

@@ -21,6 +21,10 @@ type requestFlags struct {
 	body        string
 	timeout     time.Duration
 	insecure    bool
+	caCert      string
+	cert        string
+	key         string
+	http2       bool
 	keyHeader   string
 	keys        int
 	maxRequests int
@@ -37,6 +41,10 @@ func (f *requestFlags) register(c *cobra.Command) {
 	fs.StringVarP(&f.body, "data", "d", "", "request body, or @file to read it from a file")
 	fs.DurationVar(&f.timeout, "timeout", attack.DefaultTimeout, "per-request timeout")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	fs.StringVar(&f.caCert, "cacert", "", "PEM `FILE` of CA certificates to trust for https targets (besides the system's)")
+	fs.StringVar(&f.cert, "cert", "", "PEM `FILE` with the client certificate for mutual TLS (with --key)")
+	fs.StringVar(&f.key, "key", "", "PEM `FILE` with the client certificate's private key (with --cert)")
+	fs.BoolVar(&f.http2, "http2", false, "speak HTTP/2 to an https target (a burst's HEADERS frames go out back to back)")
 	fs.StringVar(&f.keyHeader, "key-header", "", "header that carries each simulated client's key (tests per-key scope)")
 	fs.IntVar(&f.keys, "keys", 0, "number of distinct key values to send in --key-header")
 	fs.IntVar(&f.maxRequests, "max-requests", attack.DefaultMaxRequests, "request budget: the run stops after this many")
@@ -60,6 +68,11 @@ func (f *requestFlags) validate() error {
 		return usageErr("--keys must be ≥ 0")
 	case f.keys > 0 && f.keyHeader == "":
 		return usageErr("--keys needs --key-header NAME to say where the key goes")
+	case (f.cert == "") != (f.key == ""):
+		return usageErr("--cert and --key go together: give the client certificate and its private key")
+	}
+	if _, err := f.tlsOptions().Config(""); err != nil {
+		return usageErr("TLS options (--cacert, --cert, --key): %v", err)
 	}
 	return nil
 }
@@ -74,7 +87,11 @@ func (f *requestFlags) request(url string) (*attack.Request, error) {
 }
 
 func (f *requestFlags) options() attack.Options {
-	return attack.Options{Timeout: f.timeout, Insecure: f.insecure, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys, Names: flagName}
+	return attack.Options{Timeout: f.timeout, TLS: f.tlsOptions(), HTTP2: f.http2, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys, Names: flagName}
+}
+
+func (f *requestFlags) tlsOptions() attack.TLSOptions {
+	return attack.TLSOptions{Insecure: f.insecure, CACertFile: f.caCert, CertFile: f.cert, KeyFile: f.key}
 }
 
 func (f *requestFlags) outPath(command string) string {

@@ -23,9 +23,12 @@
 //	    the final table from FILE's tab-separated lines:
 //	      m <key> <label> <unit> <bar>   declare a metric (in print order)
 //	      v <key> <tool> <value>         one observation (median taken)
-//	    unit is one of: rps, us, ms, MB, n. bar is "-" or
-//	    "<=X", "<X", ">=X", or "~T±P%" (within P percent of T), in the
-//	    metric's unit. Only ratecheck's figure is judged against the bar.
+//	    unit is one of: rps, us, ms, MB, n. bar is "-" or a comma-separated
+//	    list of "<=X", "<X", ">=X", "~T±P%" (within P percent of T), in the
+//	    metric's unit, or "<=KxTOOL", "<KxTOOL", ">=KxTOOL" (ratecheck's
+//	    figure against K times TOOL's in the same run). Only ratecheck's
+//	    figure is judged. Tools other than ratecheck and vegeta (wrk) get
+//	    a column and a ratio column of their own when they have a figure.
 package main
 
 import (
@@ -291,33 +294,63 @@ func table(path string) error {
 		}
 	}
 
-	rows := [][]string{{"metric", "ratecheck", "vegeta", "ratio", "bar", "pass/fail"}}
+	// Reference tools: vegeta always, others when any metric has them.
+	refs := []string{"vegeta"}
+	for _, m := range order {
+		for tool := range m.vals {
+			if tool != "ratecheck" && !slices.Contains(refs, tool) {
+				refs = append(refs, tool)
+			}
+		}
+	}
+	sort.Strings(refs[1:])
+	header := []string{"metric", "ratecheck"}
+	for i, ref := range refs {
+		if i == 0 {
+			header = append(header, ref, "ratio")
+		} else {
+			header = append(header, ref, "÷"+ref)
+		}
+	}
+	header = append(header, "bar", "pass/fail")
+	rows := [][]string{header}
 	fails := 0
 	for _, m := range order {
 		rc, rcOK := med(m.vals["ratecheck"])
-		vg, vgOK := med(m.vals["vegeta"])
-		row := []string{m.label + " (" + unitName(m.unit) + ")", "-", "-", "-", "-", "-"}
+		row := []string{m.label + " (" + unitName(m.unit) + ")", "-"}
 		if rcOK {
 			row[1] = format(rc, m.unit) + nOf(m.vals["ratecheck"])
 		}
-		if vgOK {
-			row[2] = format(vg, m.unit) + nOf(m.vals["vegeta"])
+		medians := map[string]float64{}
+		for _, ref := range refs {
+			v, ok := med(m.vals[ref])
+			cell, ratio := "-", "-"
+			if ok {
+				medians[ref] = v
+				cell = format(v, m.unit) + nOf(m.vals[ref])
+				if rcOK && v != 0 {
+					ratio = fmt.Sprintf("%.2fx", rc/v)
+				}
+			}
+			row = append(row, cell, ratio)
 		}
-		if rcOK && vgOK && vg != 0 {
-			row[3] = fmt.Sprintf("%.2fx", rc/vg)
-		}
+		row = append(row, "-", "-")
+		barCol, verdictCol := len(row)-2, len(row)-1
 		if m.bar != "-" {
-			row[4] = m.bar
+			row[barCol] = m.bar
 			if rcOK {
-				ok, err := judge(m.bar, rc)
+				ok, err := judgeAll(m.bar, rc, medians)
 				if err != nil {
 					return err
 				}
-				if ok {
-					row[5] = "PASS"
-				} else {
-					row[5] = "FAIL"
+				switch ok {
+				case passed:
+					row[verdictCol] = "PASS"
+				case failed:
+					row[verdictCol] = "FAIL"
 					fails++
+				default:
+					row[verdictCol] = "n/a" // a reference tool's figure is missing
 				}
 			}
 		}
@@ -348,7 +381,7 @@ func table(path string) error {
 		}
 	}
 	fmt.Println()
-	fmt.Println("figures are medians over repetitions ([n] = number of repetitions when > 1); ratio = ratecheck / vegeta")
+	fmt.Println("figures are medians over repetitions ([n] = number of repetitions when > 1); ratio = ratecheck / vegeta, ÷TOOL = ratecheck / TOOL")
 	if fails > 0 {
 		fmt.Printf("%d bar(s) failed\n", fails)
 	}
@@ -393,6 +426,66 @@ func format(x float64, unit string) string {
 		return strconv.FormatFloat(x, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(x, 'g', 6, 64)
+}
+
+type verdict int
+
+const (
+	passed verdict = iota
+	failed
+	missing
+)
+
+// judgeAll applies every comma-separated bar to x; "KxTOOL" bars compare x
+// with K times ref[TOOL]. A bar on a tool without a figure is missing.
+func judgeAll(bars string, x float64, ref map[string]float64) (verdict, error) {
+	out := passed
+	for _, bar := range strings.Split(bars, ",") {
+		bar = strings.TrimSpace(bar)
+		if op, k, tool, ok := ratioBar(bar); ok {
+			v, have := ref[tool]
+			if !have {
+				if out == passed {
+					out = missing
+				}
+				continue
+			}
+			ok, err := judge(op+strconv.FormatFloat(k*v, 'g', -1, 64), x)
+			if err != nil {
+				return failed, err
+			}
+			if !ok {
+				out = failed
+			}
+			continue
+		}
+		ok, err := judge(bar, x)
+		if err != nil {
+			return failed, err
+		}
+		if !ok {
+			out = failed
+		}
+	}
+	return out, nil
+}
+
+// ratioBar parses "<=2xvegeta" into its operator, factor and tool.
+func ratioBar(bar string) (op string, k float64, tool string, ok bool) {
+	for _, o := range []string{"<=", ">=", "<"} {
+		if rest, found := strings.CutPrefix(bar, o); found {
+			num, t, found := strings.Cut(rest, "x")
+			if !found || t == "" {
+				return "", 0, "", false
+			}
+			v, err := strconv.ParseFloat(num, 64)
+			if err != nil {
+				return "", 0, "", false
+			}
+			return o, v, t, true
+		}
+	}
+	return "", 0, "", false
 }
 
 // judge applies bar ("<=X", "<X", ">=X", "~T±P%") to x.

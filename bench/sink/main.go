@@ -24,12 +24,17 @@
 //	GET  /info      {"start":"<RFC3339Nano wall time of offset 0>","count":N,"dropped":N,"conns":N}
 //	POST /reset     forget all arrivals (call it while no load is running)
 //
+// With -tls-addr the sink also serves https (HTTP/1.1 over TLS, a P-256
+// certificate for 127.0.0.1 generated at start, written to -tls-cert-out for
+// clients to trust); kernel stamps are taken on the TCP socket below TLS.
+//
 // Recording is lock-free: one atomic add claims a slot in a slice
 // preallocated to -max entries; arrivals past -max are counted as dropped.
 package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -71,31 +76,73 @@ func (r *recorder) count() (kept, dropped int64) {
 	return n, 0
 }
 
-// serve answers one connection until the peer closes it.
+// readFunc reads a connection's next bytes and the kernel receive stamp of
+// the last of them (Unix ns; 0 when there is none).
+type readFunc func(buf []byte) (n int, kernelUnixNs int64, err error)
+
+// serve answers one plain connection until the peer closes it.
 func (r *recorder) serve(c net.Conn) {
 	defer c.Close()
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
+	read := func(buf []byte) (int, int64, error) { n, err := c.Read(buf); return n, 0, err }
+	if sr := newStampedReader(c); sr != nil {
+		read = sr.read
+	}
+	r.answer(c, read)
+}
+
+// serveTLS answers one TLS connection until the peer closes it. The kernel
+// stamps still come from the TCP socket below TLS: a request's stamp is
+// that of the last segment read before TLS handed over its final byte (for
+// a request whose final byte travels in a record of its own, as ratecheck's
+// bursts send it, exactly that record's arrival).
+func (r *recorder) serveTLS(c net.Conn, conf *tls.Config) {
+	defer c.Close()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	sc := &stampedConn{Conn: c, sr: newStampedReader(c)}
+	tc := tls.Server(sc, conf)
+	r.answer(tc, func(buf []byte) (int, int64, error) {
+		n, err := tc.Read(buf)
+		return n, sc.last, err
+	})
+}
+
+// stampedConn is a TCP connection read with kernel receive stamps, for TLS
+// to read through; last is the latest read's stamp.
+type stampedConn struct {
+	net.Conn
+	sr   *stampedReader // nil where stamps are unavailable
+	last int64
+}
+
+func (s *stampedConn) Read(b []byte) (int, error) {
+	if s.sr == nil {
+		return s.Conn.Read(b)
+	}
+	n, ns, err := s.sr.read(b)
+	if ns != 0 {
+		s.last = ns
+	}
+	return n, err
+}
+
+// answer reads requests from c with read and answers each.
+func (r *recorder) answer(c net.Conn, read readFunc) {
 	buf := make([]byte, 32<<10)
 	w := bufio.NewWriterSize(c, 16<<10)
 	// m counts how much of "\r\n\r\n" the bytes read so far end with;
 	// it carries across reads so a terminator split between two reads is
 	// still found.
 	m := 0
-	sr := newStampedReader(c)
 	wallStart := r.start.UnixNano()
 	for {
-		var nr int
-		var kernelNs int64
-		var err error
-		if sr != nil {
-			nr, kernelNs, err = sr.read(buf)
-			if kernelNs != 0 {
-				kernelNs -= wallStart
-			}
-		} else {
-			nr, err = c.Read(buf)
+		nr, kernelNs, err := read(buf)
+		if kernelNs != 0 {
+			kernelNs -= wallStart
 		}
 		if nr > 0 {
 			now := int64(time.Since(r.start))
@@ -180,6 +227,8 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "data listen address")
 	ctl := flag.String("ctl", "127.0.0.1:0", "control listen address (GET /arrivals, GET /info, POST /reset)")
 	maxArr := flag.Int("max", 2_000_000, "arrivals kept; later ones are only counted as dropped")
+	tlsAddr := flag.String("tls-addr", "", "also serve https on this address (a certificate for 127.0.0.1 made at start); empty: no TLS")
+	certOut := flag.String("tls-cert-out", "", "with -tls-addr: write the certificate (PEM, its own CA) here for clients to trust")
 	flag.Parse()
 	if *maxArr < 0 {
 		fmt.Fprintln(os.Stderr, "sink: -max must be >= 0")
@@ -203,8 +252,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sink:", err)
 		os.Exit(1)
 	}
+	var tln net.Listener
+	var tlsConf *tls.Config
+	if *tlsAddr != "" {
+		if tlsConf, err = selfSigned(*certOut); err != nil {
+			fmt.Fprintln(os.Stderr, "sink: TLS:", err)
+			os.Exit(1)
+		}
+		if tln, err = net.Listen("tcp", *tlsAddr); err != nil {
+			fmt.Fprintln(os.Stderr, "sink:", err)
+			os.Exit(1)
+		}
+	}
 	r.start = time.Now()
 	fmt.Printf("listening on http://%s/\ncontrol on http://%s/\n", ln.Addr(), cl.Addr())
+	if tln != nil {
+		fmt.Printf("listening on https://%s/\n", tln.Addr())
+		go r.accept(tln, func(c net.Conn) { r.serveTLS(c, tlsConf) })
+	}
 
 	go func() {
 		srv := &http.Server{Handler: r.control(), ReadHeaderTimeout: 10 * time.Second}
@@ -212,30 +277,36 @@ func main() {
 			fmt.Fprintln(os.Stderr, "sink: control:", err)
 		}
 	}()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				if errors.Is(err, net.ErrClosed) {
-					return
-				}
-				var ne net.Error
-				if errors.As(err, &ne) && ne.Timeout() {
-					continue
-				}
-				// EMFILE and friends: back off briefly rather than spin.
-				time.Sleep(10 * time.Millisecond)
-				continue
-			}
-			r.conns.Add(1)
-			go r.serve(c)
-		}
-	}()
+	go r.accept(ln, r.serve)
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
 	ln.Close()
+	if tln != nil {
+		tln.Close()
+	}
 	kept, dropped := r.count()
 	fmt.Fprintf(os.Stderr, "sink: exiting; %d arrivals recorded, %d dropped\n", kept, dropped)
+}
+
+// accept hands every connection of ln to serve, on a goroutine of its own.
+func (r *recorder) accept(ln net.Listener, serve func(net.Conn)) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			// EMFILE and friends: back off briefly rather than spin.
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		r.conns.Add(1)
+		go serve(c)
+	}
 }

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"crypto/tls"
+	"io"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -12,7 +14,13 @@ import (
 // Once the kernel has switched receive timestamping on (lazily, after the
 // first socket asks), every request gets a kernel stamp, taken before the
 // sink's read returned and so no later than its user-space arrival.
+// Over TLS too, the stamps being taken on the TCP socket below it.
 func TestKernelStampPrecedesRead(t *testing.T) {
+	t.Run("http", func(t *testing.T) { kernelStampPrecedesRead(t, false) })
+	t.Run("https", func(t *testing.T) { kernelStampPrecedesRead(t, true) })
+}
+
+func kernelStampPrecedesRead(t *testing.T, useTLS bool) {
 	const warmups, checked = 200, 5
 	r := &recorder{arrivals: make([]int64, warmups+checked), kernel: make([]int64, warmups+checked), start: time.Now()}
 	keepTimestampsOn()
@@ -21,15 +29,27 @@ func TestKernelStampPrecedesRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	conf, err := selfSigned("")
+	if err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		c, err := ln.Accept()
-		if err == nil {
+		if err != nil {
+			return
+		}
+		if useTLS {
+			r.serveTLS(c, conf)
+		} else {
 			r.serve(c)
 		}
 	}()
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if useTLS {
+		c = tls.Client(c, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the sink's own certificate
 	}
 	defer c.Close()
 	request := func() {
@@ -38,7 +58,7 @@ func TestKernelStampPrecedesRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		buf := make([]byte, len(response))
-		if _, err := c.Read(buf); err != nil || string(buf) != string(response) {
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != string(response) {
 			t.Fatalf("response: %q %v", buf, err)
 		}
 	}

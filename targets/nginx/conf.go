@@ -373,6 +373,8 @@ type origin struct {
 type writer struct {
 	port       int
 	backendURL string
+	tlsCert    string // set: each listen placeholder is a TLS listener with this certificate
+	tlsKey     string
 
 	b       strings.Builder
 	origins []origin // origins[i] is the origin of output line i+1
@@ -403,6 +405,9 @@ func (w *writer) stmt(indent int, s *stmt) {
 		if s.defaultServer {
 			b.WriteString(" default_server")
 		}
+		if w.tlsCert != "" {
+			b.WriteString(" ssl")
+		}
 	case phBackend:
 		b.WriteString(" " + w.backendURL)
 	}
@@ -413,6 +418,10 @@ func (w *writer) stmt(indent int, s *stmt) {
 	if !s.hasBlock {
 		b.WriteByte(';')
 		w.line(indent, b.String(), origin{s.file, s.endLine})
+		if s.ph == phListen && w.tlsCert != "" {
+			w.line(indent, "ssl_certificate "+quote(w.tlsCert)+";", origin{})
+			w.line(indent, "ssl_certificate_key "+quote(w.tlsKey)+";", origin{})
+		}
 		return
 	}
 	b.WriteString(" {")

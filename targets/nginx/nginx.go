@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,12 +37,17 @@ type Options struct {
 	// StartTimeout bounds `nginx -t` and the wait for nginx to answer HTTP.
 	// Default 5s.
 	StartTimeout time.Duration
+	// TLSCertFile and TLSKeyFile, when both are set, make the loopback
+	// listener speak TLS with that certificate and key (PEM files, as
+	// nginx's ssl_certificate and ssl_certificate_key take them); URL is then
+	// https://. For testing clients over https against a real nginx.
+	TLSCertFile, TLSKeyFile string
 }
 
 // Instance is a running nginx started by Start. Stop it with Stop, or by
 // cancelling the context given to Start.
 type Instance struct {
-	URL        string   // http://127.0.0.1:PORT/ — the default server
+	URL        string   // http://127.0.0.1:PORT/ — the default server (https:// with Options.TLSCertFile)
 	Dir        string   // private temporary directory: nginx.conf, error.log, stderr.log, temp paths
 	ConfigPath string   // the generated nginx.conf in Dir
 	ErrorLog   string   // nginx's error log in Dir (limit_req logs rejections and delays there)
@@ -239,6 +246,14 @@ func Start(ctx context.Context, configPath string, opt Options) (inst *Instance,
 	}
 	i.Notes = p.notes
 	rp := renderParams{generatedFor: configPath, upstream: up}
+	if opt.TLSCertFile != "" && opt.TLSKeyFile != "" {
+		if rp.tlsCert, err = filepath.Abs(opt.TLSCertFile); err != nil {
+			return nil, err
+		}
+		if rp.tlsKey, err = filepath.Abs(opt.TLSKeyFile); err != nil {
+			return nil, err
+		}
+	}
 	rp.nofile, rp.workerConns = fileLimits()
 	if p.needBackend {
 		if up != nil {
@@ -275,7 +290,7 @@ func Start(ctx context.Context, configPath string, opt Options) (inst *Instance,
 			return nil, err
 		}
 	}
-	i.URL = fmt.Sprintf("http://127.0.0.1:%d/", rp.port)
+	i.URL = fmt.Sprintf("%s://127.0.0.1:%d/", i.scheme(), rp.port)
 	if err = ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -284,6 +299,14 @@ func Start(ctx context.Context, configPath string, opt Options) (inst *Instance,
 	i.stopAfter = stop
 	i.mu.Unlock()
 	return i, nil
+}
+
+// scheme is the listener's: https when Options give it a certificate.
+func (i *Instance) scheme() string {
+	if i.opt.TLSCertFile != "" && i.opt.TLSKeyFile != "" {
+		return "https"
+	}
+	return "http"
 }
 
 // Stop stops nginx (SIGTERM to its process group, SIGKILL after a bound),
@@ -397,15 +420,28 @@ func (i *Instance) launch(ctx context.Context, bin string, useE bool, port int, 
 	cmd.Dir = i.Dir
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	setProcAttrs(cmd)
-	if err := cmd.Start(); err != nil {
+	// The death signal is tied to the thread that forks nginx, and a thread
+	// ends when a goroutine that locked it exits locked (as ratecheck's
+	// pacing threads do): so fork from a goroutine that holds its thread for
+	// nginx's whole life, and no other goroutine can ever run on, or end, it.
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		i.waitErr = cmd.Wait()
+		close(exited)
+	}()
+	if err := <-started; err != nil {
 		return fmt.Errorf("starting nginx: %w", err)
 	}
 	i.cmd, i.Pid = cmd, cmd.Process.Pid
-	i.exited = make(chan struct{})
-	go func(exited chan struct{}) {
-		i.waitErr = cmd.Wait()
-		close(exited)
-	}(i.exited)
+	i.exited = exited
 
 	rerr := i.awaitReady(ctx, port, pidFile, stderr.Name())
 	if rerr == nil {
@@ -441,14 +477,15 @@ func (i *Instance) launch(ctx context.Context, bin string, useE bool, port int, 
 // ours) and answers an HTTP request on ReadyPath.
 func (i *Instance) awaitReady(ctx context.Context, port int, pidFile, stderrPath string) error {
 	client := &http.Client{
-		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
+		// Readiness only: the certificate is the caller's to verify.
+		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec
 		Timeout:   time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
 	}
 	defer client.CloseIdleConnections()
-	probe := fmt.Sprintf("http://127.0.0.1:%d%s", port, ReadyPath)
+	probe := fmt.Sprintf("%s://127.0.0.1:%d%s", i.scheme(), port, ReadyPath)
 	want := strconv.Itoa(i.Pid)
 	deadline := time.NewTimer(i.opt.StartTimeout)
 	defer deadline.Stop()
