@@ -28,7 +28,7 @@ type row struct {
 func TestCorpus(t *testing.T) {
 	var rows []row
 	for _, e := range Entries() {
-		t.Run(strings.ReplaceAll(e.Name, " ", "_"), func(t *testing.T) {
+		t.Run(strings.NewReplacer(" ", "_", "/", "-").Replace(e.Name), func(t *testing.T) {
 			if strings.HasPrefix(e.Source, "haproxy") {
 				testenv.Need(t, "haproxy")
 			}

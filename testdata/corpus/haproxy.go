@@ -9,7 +9,10 @@ import (
 )
 
 // startHAProxy runs one of the corpus's HAProxy snippets (haproxy/*.cfg)
-// through ratecheck's own haproxy: target runner.
+// through ratecheck's own haproxy: target runner. HAProxy runs a thread per
+// CPU and its rules are not one transaction: in a burst, a request counted
+// on another thread between this one's count and its check can make one too
+// many or too few pass (at most threads − 1), inside the ±10% bar on 20.
 func startHAProxy(cfg string) func(ctx context.Context) (string, func() error, error) {
 	return func(ctx context.Context) (string, func() error, error) {
 		inst, err := haproxy.Start(ctx, filepath.Join("haproxy", cfg), haproxy.Options{})
