@@ -253,3 +253,23 @@ func TestMissingBinary(t *testing.T) {
 		t.Errorf("explicit missing Bin: %v", err)
 	}
 }
+
+// Keep leaves the generated config for debugging: after Stop, and named in
+// the error of a config haproxy refused.
+func TestKeep(t *testing.T) {
+	needHAProxy(t)
+	inst := startHAProxy(t, td("req-rate.cfg"), Options{Keep: true})
+	t.Cleanup(func() { os.RemoveAll(inst.Dir) })
+	if err := inst.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(inst.ConfigPath); err != nil || !strings.Contains(string(b), "http-request track-sc0 src") {
+		t.Errorf("Keep: generated config not kept (%v)", err)
+	}
+	tmp := isolateTemp(t)
+	_, err := Start(context.Background(), td("bad.cfg"), Options{Keep: true})
+	if err == nil || !strings.Contains(err.Error(), "The generated config is kept at "+tmp) {
+		t.Errorf("error %v does not say where the kept config is", err)
+	}
+	testenv.NoChildrenLeft(t)
+}

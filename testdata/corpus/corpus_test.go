@@ -107,7 +107,7 @@ func table(rows []row) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "entry\tsource\ttruth\tinferred\tconfidence\ttime\trequests\tverdict")
-	right := 0
+	right, families := 0, 0
 	for _, r := range rows {
 		if r.err != nil {
 			fmt.Fprintf(w, "%s\t%s\t%s\t(error: %v)\t\t\t\t\n", r.e.Name, r.e.Source, r.e.Truth, r.err)
@@ -116,6 +116,9 @@ func table(rows []row) string {
 		if r.j.Verdict == NamedRight {
 			right++
 		}
+		if r.j.FamilyOK {
+			families++
+		}
 		v := r.j.Verdict
 		if r.e.Truth.Outside != "" {
 			v += " [outside: " + r.e.Truth.Outside + "]"
@@ -123,6 +126,6 @@ func table(rows []row) string {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.2f\t%.1fs\t%d\t%s\n", r.e.Name, r.e.Source, r.e.Truth, Inferred(r.inf), r.inf.Confidence, r.el.Seconds(), r.n, v)
 	}
 	w.Flush()
-	fmt.Fprintf(&b, "%d of %d named right (family and parameters within the selftest bars)\n", right, len(rows))
+	fmt.Fprintf(&b, "%d of %d named right (family and parameters within the selftest bars); family right for %d of %d\n", right, len(rows), families, len(rows))
 	return b.String()
 }
