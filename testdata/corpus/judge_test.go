@@ -30,6 +30,7 @@ func TestJudge(t *testing.T) {
 		{"other family, unsure", tb, probe.Inference{Family: "sliding_log", Confidence: 0.79}, WrongUnsure, false},
 		{"inconclusive", tb, probe.Inference{Family: probe.Inconclusive}, Inconclusive, false},
 		{"window alignment counts inside the model space", fw, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2, Alignment: "first", Confidence: 0.6}, ParamsOff, false},
+		{"an alignment the probe could not tell apart is not wrong", fw, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2, Alignment: "wall or first (indistinguishable here)", Confidence: 0.9}, NamedRight, false},
 		{"window 2.3 s is off", fw, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2.3, Alignment: "wall", Confidence: 0.6}, ParamsOff, false},
 		{"alignment the probe cannot name is not held against it", fwOutside, probe.Inference{Family: "fixed_window", Limit: 19, WindowS: 2, Alignment: "first", Confidence: 0.9}, NamedRight, false},
 		{"a pacer called none", pacer, probe.Inference{Family: "none", Confidence: 0.85}, WrongSure, true},
