@@ -11,18 +11,20 @@ import (
 
 // Flag names of the target options every traffic-sending command shares.
 const (
-	flagNginxBin = "nginx-bin"
-	flagKeep     = "keep"
+	flagNginxBin   = "nginx-bin"
+	flagHAProxyBin = "haproxy-bin"
+	flagKeep       = "keep"
 )
 
 // registerTargetFlags adds the flags that say how a target is started
-// (nginx:PATH targets: --nginx-bin, --keep). attack, probe and compare call
+// (nginx:PATH and haproxy:PATH targets: --nginx-bin, --haproxy-bin, --keep). attack, probe and compare call
 // it; openTarget reads them back by name, so a command without them gets the
 // defaults.
 func registerTargetFlags(c *cobra.Command) {
 	fs := c.Flags()
 	fs.String(flagNginxBin, "", "nginx: targets: the nginx binary (default: nginx on $PATH, then /usr/sbin/nginx)")
-	fs.Bool(flagKeep, false, "nginx: targets: keep the generated nginx.conf and nginx's logs in their temporary directory after the run")
+	fs.String(flagHAProxyBin, "", "haproxy: targets: the haproxy binary (default: haproxy on $PATH, then /usr/sbin/haproxy)")
+	fs.Bool(flagKeep, false, "nginx: and haproxy: targets: keep the generated config and the server's logs in their temporary directory after the run")
 }
 
 // targetOptions reads the flags registerTargetFlags added, if any.
@@ -31,6 +33,9 @@ func targetOptions(c *cobra.Command) launch.Options {
 	if fl := c.Flags().Lookup(flagNginxBin); fl != nil {
 		o.NginxBin = fl.Value.String()
 	}
+	if fl := c.Flags().Lookup(flagHAProxyBin); fl != nil {
+		o.HAProxyBin = fl.Value.String()
+	}
 	if fl := c.Flags().Lookup(flagKeep); fl != nil {
 		o.Keep = fl.Value.String() == "true"
 	}
@@ -38,12 +43,16 @@ func targetOptions(c *cobra.Command) launch.Options {
 }
 
 // printTargetNotes tells the user, on stderr, what ratecheck rewrote in an
-// nginx config and where a kept directory is.
+// nginx or HAProxy config and where a kept directory is.
 func printTargetNotes(w io.Writer, t *launch.Target, keep bool) {
 	for _, n := range t.Notes {
-		fmt.Fprintf(w, "nginx: %s\n", n)
+		fmt.Fprintf(w, "%s: %s\n", t.Kind, n)
 	}
 	if keep && t.Dir != "" {
-		fmt.Fprintf(w, "nginx: %s runs from %s (generated nginx.conf, error.log); kept after the run (--keep)\n", t.Spec, t.Dir)
+		files := "generated nginx.conf, error.log"
+		if t.Kind == launch.KindHAProxy {
+			files = "generated haproxy.cfg, stderr.log"
+		}
+		fmt.Fprintf(w, "%s: %s runs from %s (%s); kept after the run (--keep)\n", t.Kind, t.Spec, t.Dir, files)
 	}
 }

@@ -1,6 +1,7 @@
 // Package launch turns a target string into a URL to attack, starting what
-// it names: a builtin: reference server in-process, or a real nginx from a
-// config file (nginx:PATH). Plain http(s) URLs pass through.
+// it names: a builtin: reference server in-process, a real nginx from a
+// config file (nginx:PATH) or a real HAProxy (haproxy:PATH). Plain http(s)
+// URLs pass through.
 package launch
 
 import (
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ratecheck/ratecheck/targets/haproxy"
 	"github.com/ratecheck/ratecheck/targets/nginx"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
@@ -19,23 +21,28 @@ import (
 // NginxPrefix starts a target string that names an nginx config to run.
 const NginxPrefix = "nginx:"
 
+// HAProxyPrefix starts a target string that names an HAProxy config to run.
+const HAProxyPrefix = "haproxy:"
+
 // Kinds of target.
 const (
 	KindURL     = "url"     // an http(s) URL: ratecheck started nothing
 	KindBuiltin = "builtin" // an in-process reference server, fresh
 	KindNginx   = "nginx"   // an nginx ratecheck started from a config, fresh
+	KindHAProxy = "haproxy" // an HAProxy ratecheck started from a config, fresh
 )
 
 // Target is a started target. Close stops whatever was started.
 type Target struct {
 	Spec string // as the user wrote it
 	URL  string
-	Kind string // KindURL, KindBuiltin or KindNginx
+	Kind string // KindURL, KindBuiltin, KindNginx or KindHAProxy
 	// Notes are what ratecheck rewrote in, or noticed about, the user's
-	// nginx config (nginx.Instance.Notes), each prefixed with FILE:LINE.
+	// nginx or HAProxy config (nginx.Instance.Notes, haproxy.Instance.Notes),
+	// most prefixed with FILE:LINE.
 	Notes []string
-	// Dir is an nginx target's private directory (generated nginx.conf,
-	// error.log); it survives Close only with Options.Keep.
+	// Dir is an nginx or HAProxy target's private directory (generated
+	// config, logs); it survives Close only with Options.Keep.
 	Dir   string
 	close func() error
 }
@@ -67,21 +74,28 @@ type Options struct {
 	// NginxBin is the nginx binary for nginx: targets (a path, or a name
 	// looked up on $PATH). Empty: nginx on $PATH, then /usr/sbin/nginx.
 	NginxBin string
-	// Keep keeps an nginx target's directory (generated nginx.conf,
-	// error.log, stderr.log) after Close, for debugging.
+	// HAProxyBin is the haproxy binary for haproxy: targets. Empty:
+	// haproxy on $PATH, then /usr/sbin/haproxy.
+	HAProxyBin string
+	// Keep keeps an nginx or HAProxy target's directory (generated config,
+	// logs) after Close, for debugging.
 	Keep bool
 }
 
 // startNginx is nginx.Start; tests replace it.
 var startNginx = nginx.Start
 
+// startHAProxy is haproxy.Start; tests replace it.
+var startHAProxy = haproxy.Start
+
 // Open starts or validates the target spec with default Options.
 func Open(ctx context.Context, spec string) (*Target, error) {
 	return OpenWith(ctx, spec, Options{})
 }
 
-// OpenWith starts or validates the target spec. For an nginx: target,
-// cancelling ctx stops nginx as Close does; Close must still be called.
+// OpenWith starts or validates the target spec. For an nginx: or haproxy:
+// target, cancelling ctx stops the server as Close does; Close must still be
+// called.
 func OpenWith(ctx context.Context, spec string, opt Options) (*Target, error) {
 	switch {
 	case strings.HasPrefix(spec, refserver.BuiltinPrefix):
@@ -92,28 +106,40 @@ func OpenWith(ctx context.Context, spec string, opt Options) (*Target, error) {
 		return &Target{Spec: spec, URL: s.URL, Kind: KindBuiltin, close: s.Close}, nil
 	case strings.HasPrefix(spec, NginxPrefix):
 		return openNginx(ctx, spec, opt)
+	case strings.HasPrefix(spec, HAProxyPrefix):
+		return openHAProxy(ctx, spec, opt)
 	case strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://"):
 		if err := checkURL(spec); err != nil {
 			return nil, &UsageError{err}
 		}
 		return &Target{Spec: spec, URL: spec, Kind: KindURL}, nil
 	}
-	return nil, &UsageError{fmt.Errorf("target %q: use an http(s) URL, builtin:ALGO?key=value (e.g. builtin:token_bucket?rate=10/s&burst=20) or nginx:PATH (an nginx config or snippet)", spec)}
+	return nil, &UsageError{fmt.Errorf("target %q: use an http(s) URL, builtin:ALGO?key=value (e.g. builtin:token_bucket?rate=10/s&burst=20) nginx:PATH (an nginx config or snippet) or haproxy:PATH (an HAProxy config or snippet)", spec)}
+}
+
+// configPath is the file a server target names; a missing file or a
+// directory is a usage error, found before the server is looked for.
+func configPath(spec, prefix, server, example string) (string, error) {
+	path := strings.TrimPrefix(spec, prefix)
+	if path == "" {
+		return "", &UsageError{fmt.Errorf("target %q: name the config file, e.g. %s%s", spec, prefix, example)}
+	}
+	if fi, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", &UsageError{fmt.Errorf("target %s: no such file %s", spec, path)}
+		}
+		return "", &UsageError{fmt.Errorf("target %s: %w", spec, err)}
+	} else if fi.IsDir() {
+		return "", &UsageError{fmt.Errorf("target %s: %s is a directory; name an %s config file", spec, path, server)}
+	}
+	return path, nil
 }
 
 func openNginx(ctx context.Context, spec string, opt Options) (*Target, error) {
-	path := strings.TrimPrefix(spec, NginxPrefix)
-	if path == "" {
-		return nil, &UsageError{fmt.Errorf("target %q: name the config file, e.g. nginx:limits.conf", spec)}
-	}
 	// Problems the user must fix come first, before nginx is looked for.
-	if fi, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, &UsageError{fmt.Errorf("target %s: no such file %s", spec, path)}
-		}
-		return nil, &UsageError{fmt.Errorf("target %s: %w", spec, err)}
-	} else if fi.IsDir() {
-		return nil, &UsageError{fmt.Errorf("target %s: %s is a directory; name an nginx config file", spec, path)}
+	path, err := configPath(spec, NginxPrefix, "nginx", "limits.conf")
+	if err != nil {
+		return nil, err
 	}
 	if opt.NginxBin != "" {
 		// An explicit --nginx-bin that does not resolve is a flag to fix,
@@ -153,4 +179,28 @@ func checkURL(spec string) error {
 		}
 	}
 	return nil
+}
+
+func openHAProxy(ctx context.Context, spec string, opt Options) (*Target, error) {
+	path, err := configPath(spec, HAProxyPrefix, "HAProxy", "limits.cfg")
+	if err != nil {
+		return nil, err
+	}
+	if opt.HAProxyBin != "" {
+		if _, err := haproxy.FindBinary(opt.HAProxyBin); err != nil {
+			return nil, &UsageError{fmt.Errorf("--haproxy-bin: %w", err)}
+		}
+	}
+	inst, err := startHAProxy(ctx, path, haproxy.Options{Bin: opt.HAProxyBin, Keep: opt.Keep})
+	if err != nil {
+		var ce *haproxy.ConfigError
+		if errors.As(err, &ce) {
+			// ConfigError names the user's FILE:LINE itself.
+			return nil, &UsageError{err}
+		}
+		// haproxy.ErrNotFound (with its install hint), start-up failures:
+		// the environment, not the target string.
+		return nil, fmt.Errorf("target %s: %w", spec, err)
+	}
+	return &Target{Spec: spec, URL: inst.URL, Kind: KindHAProxy, Notes: inst.Notes, Dir: inst.Dir, close: inst.Stop}, nil
 }

@@ -1,0 +1,115 @@
+package corpus
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ratecheck/ratecheck/probe"
+)
+
+// Verdicts of one probe against the truth.
+const (
+	NamedRight   = "named right"
+	Inconclusive = "inconclusive"
+	WrongSure    = "WRONG, sure"   // named wrong with confidence ≥ SureConfidence
+	WrongUnsure  = "wrong, unsure" // named wrong with lower confidence
+	ParamsOff    = "family right, parameters off"
+)
+
+// SureConfidence is the confidence at and above which a wrong answer is a
+// failure for every entry, inside the model space or not.
+const SureConfidence = 0.8
+
+// Judgement is a probe's inference scored against an entry's truth, with the
+// bars of probe/selftest: rate and limit within ±10%, burst within
+// ±max(1, 10%), window within ±10%; for a fixed window inside the model
+// space, the alignment too.
+type Judgement struct {
+	FamilyOK  bool
+	ParamErrs []string
+	Verdict   string
+}
+
+// Judge scores inf against t.
+func Judge(t Truth, inf probe.Inference) Judgement {
+	var j Judgement
+	j.FamilyOK = inf.Family == t.Family
+	if j.FamilyOK {
+		rel := func(name string, got, want, tol float64) {
+			if math.Abs(got-want) > tol {
+				j.ParamErrs = append(j.ParamErrs, fmt.Sprintf("%s %g, truth %g", name, got, want))
+			}
+		}
+		switch t.Family {
+		case "token_bucket":
+			rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
+			rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
+		case "leaky_shaping":
+			rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
+		case "fixed_window", "sliding_log", "sliding_counter":
+			rel("limit", float64(inf.Limit), float64(t.Limit), 0.1*float64(t.Limit))
+			rel("window", inf.WindowS, t.Window.Seconds(), 0.1*t.Window.Seconds())
+			// "wall or first (indistinguishable here)" is not wrong about
+			// either: the probe says it could not tell.
+			if t.Family == "fixed_window" && t.Outside == "" && !alignmentAllows(inf.Alignment, t.Align) {
+				j.ParamErrs = append(j.ParamErrs, fmt.Sprintf("alignment %q, truth %q", inf.Alignment, t.Align))
+			}
+		}
+	}
+	switch {
+	case inf.Family == probe.Inconclusive:
+		j.Verdict = Inconclusive
+	case j.FamilyOK && len(j.ParamErrs) == 0:
+		j.Verdict = NamedRight
+	case j.FamilyOK:
+		j.Verdict = ParamsOff
+	case inf.Confidence >= SureConfidence:
+		j.Verdict = WrongSure
+	default:
+		j.Verdict = WrongUnsure
+	}
+	if j.Verdict == ParamsOff && inf.Confidence >= SureConfidence {
+		j.Verdict = WrongSure + " (parameters)"
+	}
+	return j
+}
+
+// alignmentAllows reports whether the probe's alignment names want, alone
+// or as one of the alignments it could not tell apart.
+func alignmentAllows(got, want string) bool {
+	if got == want {
+		return true
+	}
+	head, _, _ := strings.Cut(got, " (")
+	for _, a := range strings.Split(head, " or ") {
+		if a == want {
+			return true
+		}
+	}
+	return false
+}
+
+// Sure reports a wrong answer given with confidence ≥ SureConfidence.
+func (j Judgement) Sure() bool {
+	return j.Verdict == WrongSure || j.Verdict == WrongSure+" (parameters)"
+}
+
+// Inferred is a one-line rendering of the inference's family and numbers.
+func Inferred(inf probe.Inference) string {
+	switch inf.Family {
+	case "token_bucket":
+		return fmt.Sprintf("token_bucket %.3g/s b=%d", inf.RatePerS, inf.Burst)
+	case "leaky_shaping":
+		return fmt.Sprintf("leaky_shaping %.3g/s burst=%d", inf.RatePerS, inf.Burst)
+	case "fixed_window", "sliding_log", "sliding_counter":
+		s := fmt.Sprintf("%s %d/%.3gs", inf.Family, inf.Limit, inf.WindowS)
+		if inf.Alignment != "" {
+			s += " " + inf.Alignment
+		}
+		return s
+	case "concurrency":
+		return fmt.Sprintf("concurrency %d", inf.MaxInflight)
+	}
+	return inf.Family
+}

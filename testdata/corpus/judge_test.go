@@ -1,0 +1,43 @@
+package corpus
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ratecheck/ratecheck/probe"
+)
+
+// The judge decides what the corpus asserts, so it is tested on inferences
+// made up for the purpose: each case is one way a probe can be right or
+// wrong.
+func TestJudge(t *testing.T) {
+	tb := Truth{Family: "token_bucket", Rate: 10, Burst: 20}
+	fw := Truth{Family: "fixed_window", Limit: 20, Window: 2 * time.Second, Align: "wall"}
+	fwOutside := fw
+	fwOutside.Align, fwOutside.Outside = "creation", "a grid anchored at the key's creation"
+	pacer := Truth{Family: "leaky_shaping", Rate: 20, Queue: "unbounded", Outside: "a pacer"}
+	for _, tc := range []struct {
+		name  string
+		truth Truth
+		inf   probe.Inference
+		want  string
+		sure  bool
+	}{
+		{"within the bars", tb, probe.Inference{Family: "token_bucket", RatePerS: 10.9, Burst: 22, Confidence: 0.9}, NamedRight, false},
+		{"rate 11% off", tb, probe.Inference{Family: "token_bucket", RatePerS: 11.1, Burst: 20, Confidence: 0.5}, ParamsOff, false},
+		{"burst 3 off, sure", tb, probe.Inference{Family: "token_bucket", RatePerS: 10, Burst: 23, Confidence: 0.9}, WrongSure + " (parameters)", true},
+		{"other family, sure", tb, probe.Inference{Family: "sliding_log", Limit: 20, WindowS: 2, Confidence: 0.8}, WrongSure, true},
+		{"other family, unsure", tb, probe.Inference{Family: "sliding_log", Confidence: 0.79}, WrongUnsure, false},
+		{"inconclusive", tb, probe.Inference{Family: probe.Inconclusive}, Inconclusive, false},
+		{"window alignment counts inside the model space", fw, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2, Alignment: "first", Confidence: 0.6}, ParamsOff, false},
+		{"an alignment the probe could not tell apart is not wrong", fw, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2, Alignment: "wall or first (indistinguishable here)", Confidence: 0.9}, NamedRight, false},
+		{"window 2.3 s is off", fw, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2.3, Alignment: "wall", Confidence: 0.6}, ParamsOff, false},
+		{"alignment the probe cannot name is not held against it", fwOutside, probe.Inference{Family: "fixed_window", Limit: 19, WindowS: 2, Alignment: "first", Confidence: 0.9}, NamedRight, false},
+		{"a pacer called none", pacer, probe.Inference{Family: "none", Confidence: 0.85}, WrongSure, true},
+	} {
+		j := Judge(tc.truth, tc.inf)
+		if j.Verdict != tc.want || j.Sure() != tc.sure {
+			t.Errorf("%s: verdict %q (sure %v), want %q (sure %v); errors %q", tc.name, j.Verdict, j.Sure(), tc.want, tc.sure, j.ParamErrs)
+		}
+	}
+}
