@@ -142,7 +142,7 @@ func (h *h1conn) roundTrip(ctx context.Context, wire []byte, start time.Time, r 
 		r.Done = time.Since(start)
 		r.Error = describeNetErr(h.addr, h.explain(err))
 		if ctx.Err() != nil { // expired by Ctrl-C or the run's end, not the server's fault
-			r.Error = "canceled"
+			r.Error = canceledError(ctx, h.addr)
 		}
 		return
 	}
@@ -353,6 +353,16 @@ func lowerASCII(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// canceledError says why a request was abandoned before its answer: the
+// run's time budget ended (the server had not answered by then), or the
+// run was interrupted.
+func canceledError(ctx context.Context, addr string) string {
+	if context.Cause(ctx) == errTimeBudget {
+		return fmt.Sprintf("no answer from %s before the time budget ended", addr)
+	}
+	return "canceled"
 }
 
 // describeNetErr turns a network error into a sentence a user can act on.

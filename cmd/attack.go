@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -183,13 +180,11 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	tgt, err := openTarget(c, spec)
+	ctx, tgt, done, err := startRun(c, spec)
 	if err != nil {
 		return err
 	}
-	defer tgt.Close()
+	defer done()
 	req, err := f.request(tgt.URL)
 	if err != nil {
 		return err
@@ -246,9 +241,7 @@ type attackJSON struct {
 func printAttack(c *cobra.Command, f *attackFlags, spec, path string, res *attack.RunResult) error {
 	out := c.OutOrStdout()
 	if f.output == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(attackJSON{res.Report, spec, path, res.Elapsed.Seconds(), res.Stopped, res.Untested, res.CPU})
+		return printJSON(out, attackJSON{res.Report, spec, path, res.Elapsed.Seconds(), res.Stopped, res.Untested, res.CPU})
 	}
 	if res.Stopped == attack.StopInterrupted {
 		report.Interrupted(out, string(res.Stopped))

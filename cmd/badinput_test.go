@@ -299,7 +299,7 @@ func badInputCases() []badInputCase {
 		// --max-time holds against a server that never answers, whatever
 		// --timeout (default 10 s) says: 5 s plus 2 s of margin.
 		{name: "probe-max-time-against-a-hanging-server", args: []string{"probe", "--max-requests", "303", "--max-time", "5s", "--out", "{dir}/r.jsonl", "{hang}"},
-			code: 3, msg: []string{"timeout waiting for"}, results: "r.jsonl", noFamily: true, maxElapsed: 7 * time.Second},
+			code: 3, msg: []string{"no answer from", "before the time budget ended"}, results: "r.jsonl", noFamily: true, maxElapsed: 7 * time.Second},
 		// SIGINT in the calibration and in the burst: non-zero, no family, and
 		// report of the stream with --expect is untested (exit 3).
 		{name: "probe-sigint-in-calibration", args: []string{"probe", "--out", "{dir}/r.jsonl", tb5},

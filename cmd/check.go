@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -148,7 +146,7 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 	if err != nil {
 		return usageErr("--out: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := interruptible(c)
 	defer stop()
 	stderr := c.ErrOrStderr()
 
@@ -340,45 +338,23 @@ func resultWord(r string) string {
 }
 
 // checkOutPaths names each endpoint's results file: one endpoint writes
-// --out as given (default ratecheck-check-TIME.jsonl); several write
-// PREFIX-N.jsonl, or DIR/ratecheck-check-TIME-N.jsonl for a directory.
+// --out as given (default ratecheck-check-TIME.jsonl, or that name inside a
+// directory); several are numbered as compare's are (numberedOutPaths).
 func checkOutPaths(out string, n int, now time.Time) ([]string, error) {
 	base := "ratecheck-check-" + now.Format("20060102-150405")
-	if n == 1 {
-		switch {
-		case out == "":
-			return []string{base + ".jsonl"}, nil
-		case strings.HasSuffix(out, "/"):
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return nil, err
-			}
-			return []string{filepath.Join(out, base+".jsonl")}, nil
-		}
-		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-			return []string{filepath.Join(out, base+".jsonl")}, nil
-		}
-		return []string{out}, nil
+	if n != 1 {
+		return numberedOutPaths(base, out, n)
 	}
-	prefix := base
+	dir, err := outDir(out)
 	switch {
+	case err != nil:
+		return nil, err
 	case out == "":
-	case strings.HasSuffix(out, "/"):
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return nil, err
-		}
-		prefix = filepath.Join(out, base)
-	default:
-		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-			prefix = filepath.Join(out, base)
-		} else {
-			prefix = strings.TrimSuffix(out, ".jsonl")
-		}
+		return []string{base + ".jsonl"}, nil
+	case dir:
+		return []string{filepath.Join(out, base+".jsonl")}, nil
 	}
-	paths := make([]string, n)
-	for i := range paths {
-		paths[i] = fmt.Sprintf("%s-%d.jsonl", prefix, i+1)
-	}
-	return paths, nil
+	return []string{out}, nil
 }
 
 // loadCheckConfig reads the --config suite (probe/expect) into endpoints,

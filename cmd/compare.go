@@ -2,17 +2,14 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -152,7 +149,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	if err != nil {
 		return usageErr("--out: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := interruptible(c)
 	defer stop()
 	stderr := c.ErrOrStderr()
 
@@ -217,9 +214,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	out.Interrupted = ctx.Err() != nil
 	w := c.OutOrStdout()
 	if f.output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := printJSON(w, out); err != nil {
 			return err
 		}
 	} else if err := printCompare(w, f, out); err != nil {
@@ -511,32 +506,44 @@ func msStr(d time.Duration) string {
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 }
 
-// compareOutPaths names each target's results file. out "" gives
-// ratecheck-compare-TIME-N.jsonl here; a directory (existing, or written with
-// a trailing slash, then created) gets those names inside it; anything else is
-// a prefix: PREFIX-N.jsonl (a trailing .jsonl on the prefix is dropped).
+// compareOutPaths names each target's results file (numberedOutPaths).
 func compareOutPaths(out string, n int, now time.Time) ([]string, error) {
-	base := "ratecheck-compare-" + now.Format("20060102-150405")
+	return numberedOutPaths("ratecheck-compare-"+now.Format("20060102-150405"), out, n)
+}
+
+// numberedOutPaths names n results files: out "" gives BASE-N.jsonl here; a
+// directory (existing, or written with a trailing slash, then created)
+// gets those names inside it; anything else is a prefix: PREFIX-N.jsonl (a
+// trailing .jsonl on the prefix is dropped).
+func numberedOutPaths(base, out string, n int) ([]string, error) {
 	prefix := base
+	dir, err := outDir(out)
 	switch {
-	case out == "":
-	case strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)):
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return nil, err
-		}
+	case err != nil:
+		return nil, err
+	case dir:
 		prefix = filepath.Join(out, base)
-	default:
-		if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-			prefix = filepath.Join(out, base)
-		} else {
-			prefix = strings.TrimSuffix(out, ".jsonl")
-		}
+	case out != "":
+		prefix = strings.TrimSuffix(out, ".jsonl")
 	}
 	paths := make([]string, n)
 	for i := range paths {
 		paths[i] = fmt.Sprintf("%s-%d.jsonl", prefix, i+1)
 	}
 	return paths, nil
+}
+
+// outDir says whether --out names a directory: one that exists, or one
+// written with a trailing slash, which it creates.
+func outDir(out string) (bool, error) {
+	if out == "" {
+		return false, nil
+	}
+	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
+		return true, os.MkdirAll(out, 0o755)
+	}
+	fi, err := os.Stat(out)
+	return err == nil && fi.IsDir(), nil
 }
 
 // sleepCtx waits d or until ctx is done.

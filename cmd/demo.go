@@ -1,10 +1,7 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +26,7 @@ parameter came out wrong.`,
 			if output != "text" && output != "json" {
 				return usageErr("--output %q: use text or json", output)
 			}
-			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := interruptible(c)
 			defer stop()
 			var outcomes []selftest.Outcome
 			wrong := 0
@@ -60,9 +57,7 @@ parameter came out wrong.`,
 				}
 			}
 			if output == "json" {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(outcomes); err != nil {
+				if err := printJSON(c.OutOrStdout(), outcomes); err != nil {
 					return err
 				}
 			} else {

@@ -108,6 +108,18 @@ func openTarget(c *cobra.Command, spec string) (*launch.Target, error) {
 	return openTargetCtx(c.Context(), c, spec)
 }
 
+// startRun is a traffic command's start: its interruptible context and its
+// one target, opened; done stops both.
+func startRun(c *cobra.Command, spec string) (context.Context, *launch.Target, func(), error) {
+	ctx, stop := interruptible(c)
+	tgt, err := openTarget(c, spec)
+	if err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	return ctx, tgt, func() { _ = tgt.Close(); stop() }, nil
+}
+
 // openTargetCtx is openTarget with the context that stops the target when
 // cancelled (an nginx target is stopped at once).
 func openTargetCtx(ctx context.Context, c *cobra.Command, spec string) (*launch.Target, error) {

@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,13 +70,11 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	if err := checkProbeBudget(&f.requestFlags, f.maxTime); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	tgt, err := openTarget(c, spec)
+	ctx, tgt, done, err := startRun(c, spec)
 	if err != nil {
 		return err
 	}
-	defer tgt.Close()
+	defer done()
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxTime)
 	run, err := execProbe(ctx, prog.Writer(), &f.requestFlags, f.maxTime, "probe", tgt, f.outPath("probe"), prog.Add)
 	prog.Stop()
@@ -99,9 +94,7 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	}
 	w := c.OutOrStdout()
 	if f.output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := printJSON(w, out); err != nil {
 			return err
 		}
 	} else {

@@ -23,7 +23,15 @@ type probeRun struct {
 
 // probeOptions are the probe options the request flags and budget give.
 func probeOptions(rf *requestFlags, maxTime time.Duration) probe.Options {
-	return probe.Options{MaxTime: maxTime, MaxRequests: rf.maxRequests, ScopeKey: rf.keyHeader != "", Engine: rf.options()}
+	eo := rf.options()
+	// The probe's time budget is the engine's: its flag is --max-time.
+	eo.Names = func(field string) string {
+		if field == "Options.MaxDuration" {
+			return "--max-time"
+		}
+		return flagName(field)
+	}
+	return probe.Options{MaxTime: maxTime, MaxRequests: rf.maxRequests, ScopeKey: rf.keyHeader != "", Engine: eo}
 }
 
 // checkProbeBudget is exit 2, naming the flag, when the budget cannot hold

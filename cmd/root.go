@@ -5,13 +5,16 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -179,4 +182,17 @@ func newVersionCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// interruptible is the command's context, cancelled by SIGINT or SIGTERM:
+// a traffic command then stops sending and reports what it measured.
+func interruptible(c *cobra.Command) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+}
+
+// printJSON writes v as indented JSON: every command's -o json.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

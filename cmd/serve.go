@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"fmt"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -54,7 +52,7 @@ Algorithms: ` + fmt.Sprint(limiter.Families),
 				return usageErr("%v", err)
 			}
 			fmt.Fprintf(c.OutOrStdout(), "ratecheck serve: %s listening on %s\n", opt.Limiter.Algo, srv.URL)
-			ctx, stop := signal.NotifyContext(c.Context(), syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := interruptible(c)
 			defer stop()
 			<-ctx.Done()
 			fmt.Fprintln(c.OutOrStdout(), "ratecheck serve: stopping")
