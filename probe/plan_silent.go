@@ -52,13 +52,14 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 		if at, ok := resetOf(p.e.Start(), r); ok {
 			needReset = max(at.Sub(done), 0) + p.calibrationRTT() + silentMargin + 300*time.Millisecond
 		}
-		// Only what leaves the other phases at least half the time: a
-		// window of minutes cannot be waited out in the budget.
-		half := (p.deadline - p.e.Now()) / 2
+		// Only what leaves the other phases a third of the time for both
+		// waits, half for one: a window of minutes cannot be waited out in
+		// the budget, and the trace still needs its share.
+		left := p.deadline - p.e.Now()
 		switch {
-		case needRA+needReset <= half:
+		case needRA+needReset <= 2*left/3:
 			reserve = needRA + needReset
-		case needRA <= half:
+		case needRA <= left/2:
 			reserve = needRA
 		}
 	}
