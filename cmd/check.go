@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
@@ -213,7 +212,7 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 		run.Outcome = expect.Verdict(run.Expectations)
 		doc.Runs = append(doc.Runs, run)
 		if f.output == "text" {
-			printCheckRun(w, &run)
+			report.CheckRun(w, &run)
 		}
 	}
 	doc.Outcome = checkOutcome(doc.Runs)
@@ -280,61 +279,6 @@ func checkExit(interrupted bool, doc report.Document) error {
 		return exitWith(ExitUntested, fmt.Errorf("check could not test %d of %d expectations: %s", len(untested), total, strings.Join(untested, "; ")))
 	}
 	return nil
-}
-
-// printCheckRun prints one endpoint's verdict, grade and expectations.
-func printCheckRun(w io.Writer, r *report.Run) {
-	head := r.Target
-	if r.Name != "" {
-		head = r.Name + ": " + r.Target
-	}
-	fmt.Fprintln(w, head)
-	if r.Stopped != "" {
-		report.Interrupted(w, r.Stopped)
-	}
-	switch {
-	case r.Error != "":
-		fmt.Fprintf(w, "  could not be tested: %s\n", r.Error)
-	case r.Inference != nil:
-		fmt.Fprintf(w, "  %s  (confidence %.2f; %d requests in %.1f s)\n", r.Inference.Summary(), r.Inference.Confidence, r.Summary.Requests, r.ElapsedS)
-	}
-	if g := r.Grade; g != nil {
-		if g.Letter == grade.NotGraded {
-			fmt.Fprintf(w, "  grade: %s (%s)\n", g.Letter, g.Note)
-		} else {
-			fmt.Fprintf(w, "  grade: %s (score %d/100, rubric v%s)\n", g.Letter, g.Score, g.RubricVersion)
-		}
-		for _, cp := range g.Caps {
-			fmt.Fprintf(w, "    capped at %s\n", cp)
-		}
-	}
-	printExpectations(w, r)
-	fmt.Fprintln(w)
-}
-
-// printExpectations prints a run's expectations as a table and a tally.
-func printExpectations(w io.Writer, r *report.Run) {
-	rows := make([][]string, 0, len(r.Expectations))
-	for _, o := range r.Expectations {
-		actual := o.Actual
-		if o.Note != "" {
-			actual += " (" + o.Note + ")"
-		}
-		rows = append(rows, []string{resultWord(o.Result), o.Expectation, o.Expected, actual})
-	}
-	_ = report.Table(w, []string{"result", "expectation", "expected", "actual"}, rows)
-	p, fl, u := expect.Tally(r.Expectations)
-	fmt.Fprintf(w, "%s: %d passed, %d failed, %d untested\n", strings.ToUpper(r.Outcome), p, fl, u)
-}
-
-func resultWord(r string) string {
-	switch r {
-	case expect.Pass:
-		return "✓ pass"
-	case expect.Fail:
-		return "✗ FAIL"
-	}
-	return "? untested"
 }
 
 // checkOutPaths names each endpoint's results file: one endpoint writes

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -85,33 +84,6 @@ DIR/ratecheck-compare-TIME-N.jsonl (the default, in the current directory).`,
 	return c
 }
 
-// compareTarget is one target's entry in compare's JSON.
-type compareTarget struct {
-	Target    string           `json:"target"`
-	Report    *attack.Report   `json:"report,omitempty"`    // profile runs
-	Inference *probe.Inference `json:"inference,omitempty"` // --probe runs
-	Requests  int              `json:"requests"`
-	ElapsedS  float64          `json:"elapsed_s"`
-	Results   string           `json:"results_file,omitempty"`
-	// Grade is the response-contract grade of what this target answered.
-	Grade *grade.Report `json:"grade"`
-	Notes []string      `json:"notes,omitempty"`
-	// Error says why this target could not be tested (exit 3).
-	Error string `json:"error,omitempty"`
-	// Stopped says the run was cut short ("interrupted"): partial, ungraded.
-	Stopped string `json:"stopped,omitempty"`
-
-	statuses map[int]int // every status the run saw
-	probe    *probeRun   // a --probe run, for the report files
-}
-
-type compareOutput struct {
-	Experiment string          `json:"experiment"` // the profile name, or "probe"
-	Targets    []compareTarget `json:"targets"`
-	// Interrupted says the comparison was cut short: partial, no verdict.
-	Interrupted bool `json:"interrupted,omitempty"`
-}
-
 func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	if err := f.validate(); err != nil {
 		return err
@@ -164,7 +136,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 
 	opts := map[string]string{}
 	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
-	out := compareOutput{Experiment: experiment, Targets: make([]compareTarget, len(specs))}
+	out := report.Comparison{Experiment: experiment, Targets: make([]report.ComparedTarget, len(specs)), TailPlan: f.tailPlan()}
 	untested, inconclusive := 0, 0
 	for i, t := range tgts {
 		ct := &out.Targets[i]
@@ -217,11 +189,13 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 		if err := printJSON(w, out); err != nil {
 			return err
 		}
-	} else if err := printCompare(w, f, out); err != nil {
+	} else if err := report.CompareText(w, out); err != nil {
 		return err
 	}
-	if err := writeCompareOutputs(c, out); err != nil {
-		return err
+	if o := outputFilesOf(c); o.any() {
+		if err := o.write(c, out.Document(version)); err != nil {
+			return err
+		}
 	}
 	// Exit 3 as attack and probe would for the target alone: a run that
 	// failed, or (probe) an inference that found no model.
@@ -239,7 +213,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 }
 
 // compareProfile runs the attack profile against one target, as attack does.
-func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, keep bool, t *launch.Target, path string, opts map[string]string, ct *compareTarget) error {
+func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, keep bool, t *launch.Target, path string, opts map[string]string, ct *report.ComparedTarget) error {
 	req, err := f.request(t.URL)
 	if err != nil {
 		return err
@@ -254,30 +228,34 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 	if res.StreamErr != nil {
 		notes = append(notes, fmt.Sprintf("writing %s: %v", path, res.StreamErr))
 	}
-	ct.Requests, ct.ElapsedS, ct.statuses = res.Summary.Requests, res.Elapsed.Seconds(), res.Summary.Statuses
-	if !res.Concluded || res.Untested != "" {
-		ct.Notes = notes
-		return fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path)
+	ct.Requests, ct.ElapsedS, ct.Statuses = res.Summary.Requests, res.Elapsed.Seconds(), res.Summary.Statuses
+	rs := make([]attack.Result, len(res.Results))
+	for i, r := range res.Results {
+		rs[i] = *r
 	}
 	rep := res.Report
 	rep.Notes = notes
+	run := report.AttackRun(t.Spec, t.URL, prof.Name(), res.Start, rs, &rep, res.Elapsed.Seconds(), notes)
+	run.ResultsFile, run.Stopped, run.Complete = path, string(res.Stopped), res.Stopped == ""
+	ct.Run = &run
+	if !res.Concluded || res.Untested != "" {
+		ct.Notes = notes
+		run.Error = res.Untested
+		return fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path)
+	}
 	ct.Report = &rep
 	if res.Stopped == attack.StopInterrupted {
 		ct.Stopped = string(res.Stopped) // a cut-short run is not graded
 		return nil
 	}
-	rs := make([]attack.Result, len(res.Results))
-	for i, r := range res.Results {
-		rs[i] = *r
-	}
 	g := grade.OfAnswers(probe.NewObservation(res.Start, rs))
-	ct.Grade = &g
+	ct.Grade, run.Grade = &g, &g
 	return nil
 }
 
 // compareProbe runs the inference experiment against one target, as probe
 // does.
-func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path string, ct *compareTarget) error {
+func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path string, ct *report.ComparedTarget) error {
 	ct.Results = path
 	run, err := execProbe(ctx, io.Discard, &f.requestFlags, f.maxTime, "compare", t, path)
 	if err != nil {
@@ -290,220 +268,16 @@ func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path s
 			statuses[s.Results[i].Status]++
 		}
 	}
-	ct.Requests, ct.ElapsedS, ct.statuses, ct.Notes = len(s.Results), run.Res.Elapsed.Seconds(), statuses, run.Res.Notes
-	ct.Inference, ct.Grade, ct.probe, ct.Stopped = &run.Res.Inference, run.Grade, run, s.Stopped
+	ct.Requests, ct.ElapsedS, ct.Statuses, ct.Notes = len(s.Results), run.Res.Elapsed.Seconds(), statuses, run.Res.Notes
+	ct.Inference, ct.Grade, ct.Stopped = &run.Res.Inference, run.Grade, s.Stopped
+	r := report.ProbeRun(t.Spec, run.URL, run.Res, run.Grade)
+	ct.Run = &r
 	return nil
 }
 
-// printCompare prints the side-by-side table, then each target's verdict,
-// evidence and notes.
-func printCompare(w io.Writer, f *compareFlags, out compareOutput) error {
-	if out.Interrupted {
-		report.Interrupted(w, "")
-	}
-	header := []string{out.Experiment}
-	targetRow := []string{"spec"}
-	for i, t := range out.Targets {
-		// The renderer upper-cases the header and turns '.' and '_' into
-		// spaces; the targets, which may be paths, go in the first row.
-		header = append(header, fmt.Sprintf("target %d", i+1))
-		targetRow = append(targetRow, t.Target)
-	}
-	rows := [][]string{targetRow}
-	switch {
-	case out.Experiment == "probe":
-		rows = append(rows, probeRows(out.Targets)...)
-	case out.Experiment == "burst":
-		rows = append(rows, burstRows(f, out.Targets)...)
-	default:
-		rows = append(rows, profileRows(out.Targets)...)
-	}
-	rows = append(rows, row("rejection status", out.Targets, func(t *compareTarget) string { return rejectionStatuses(t.statuses) }))
-	rows = append(rows, row("grade", out.Targets, func(t *compareTarget) string {
-		if t.Grade == nil {
-			return "-"
-		}
-		// The caps' check IDs only: the full sentences follow below.
-		var ids []string
-		for _, c := range t.Grade.Caps {
-			if i := strings.LastIndex(c, "("); i >= 0 && strings.HasSuffix(c, ")") {
-				ids = append(ids, c[i+1:len(c)-1])
-			} else {
-				ids = append(ids, c)
-			}
-		}
-		if len(ids) == 0 {
-			return t.Grade.Letter
-		}
-		return t.Grade.Letter + " · capped by " + strings.Join(ids, ", ")
-	}))
-	if err := report.Table(w, header, rows); err != nil {
-		return err
-	}
-	for i, t := range out.Targets {
-		fmt.Fprintf(w, "target %d: %s\n", i+1, t.Target)
-		switch {
-		case t.Error != "":
-			fmt.Fprintf(w, "  error: %s\n", t.Error)
-		case t.Report != nil:
-			fmt.Fprintf(w, "  %s\n", t.Report.Verdict)
-		case t.Inference != nil:
-			fmt.Fprintf(w, "  %s\n", t.Inference.Summary())
-			for _, e := range t.Inference.Evidence {
-				fmt.Fprintf(w, "  - %s\n", e)
-			}
-		}
-		if t.Grade != nil {
-			fmt.Fprintf(w, "  grade %s (score %d)\n", t.Grade.Letter, t.Grade.Score)
-			for _, c := range t.Grade.Caps {
-				fmt.Fprintf(w, "    capped at %s\n", c)
-			}
-		}
-		notes := t.Notes
-		if t.Report != nil {
-			notes = t.Report.Notes
-		}
-		for _, n := range notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
-		}
-	}
-	return nil
-}
-
-// row builds one table row, with "error" / "—" for targets without data.
-func row(label string, ts []compareTarget, cell func(*compareTarget) string) []string {
-	r := []string{label}
-	for i := range ts {
-		r = append(r, cell(&ts[i]))
-	}
-	return r
-}
-
-func burstRows(f *compareFlags, ts []compareTarget) [][]string {
-	metric := func(label string, get func(m attack.BurstMetrics) string) []string {
-		return row(label, ts, func(t *compareTarget) string {
-			if t.Report == nil {
-				return missing(t)
-			}
-			m := t.Report.Metrics.Burst
-			if m == nil {
-				return "?"
-			}
-			return get(*m)
-		})
-	}
-	return [][]string{
-		metric("burst size", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Size) }),
-		metric("admitted in the burst", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Admitted) }),
-		metric("of which delayed (queued)", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Delayed) }),
-		metric("added latency p50 / p99 / max", func(m attack.BurstMetrics) string {
-			return fmt.Sprintf("%s / %s / %s", msStr(m.AddedP50), msStr(m.AddedP99), msStr(m.AddedMax))
-		}),
-		metric("rejected", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Rejected) }),
-		metric("errors", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Errors) }),
-		metric("sustained admitted rate", func(m attack.BurstMetrics) string {
-			if m.TailSent == 0 {
-				return "— (no --tail)"
-			}
-			return fmt.Sprintf("%.1f/s (tail at %s for %s)", m.TailRate, f.tailRate, f.tail)
-		}),
-		metric("send spread", func(m attack.BurstMetrics) string { return msStr(m.SendSpread) }),
-	}
-}
-
-// profileRows lines up the profiles' own rows by label, in first-seen order.
-func profileRows(ts []compareTarget) [][]string {
-	var labels []string
-	cells := map[string]map[int]string{}
-	for i, t := range ts {
-		if t.Report == nil {
-			continue
-		}
-		for _, r := range t.Report.Rows {
-			if len(r) < 2 {
-				continue
-			}
-			if cells[r[0]] == nil {
-				cells[r[0]] = map[int]string{}
-				labels = append(labels, r[0])
-			}
-			cells[r[0]][i] = r[1]
-		}
-	}
-	var rows [][]string
-	for _, l := range labels {
-		r := []string{l}
-		for i := range ts {
-			v, ok := cells[l][i]
-			if !ok {
-				v = missing(&ts[i])
-			}
-			r = append(r, v)
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-func probeRows(ts []compareTarget) [][]string {
-	inf := func(label string, get func(i *probe.Inference) string) []string {
-		return row(label, ts, func(t *compareTarget) string {
-			if t.Inference == nil {
-				return missing(t)
-			}
-			return get(t.Inference)
-		})
-	}
-	return [][]string{
-		inf("inferred family", func(i *probe.Inference) string { return i.Family }),
-		inf("parameters", func(i *probe.Inference) string {
-			s := i.Summary()
-			if p, ok := strings.CutPrefix(s, i.Family+": "); ok {
-				return p
-			}
-			return s
-		}),
-		inf("confidence", func(i *probe.Inference) string { return fmt.Sprintf("%.2f", i.Confidence) }),
-		inf("scope", func(i *probe.Inference) string { return i.Scope }),
-		inf("decisions explained", func(i *probe.Inference) string { return fmt.Sprintf("%d of %d", i.Explained, i.Decisions) }),
-		row("requests / time", ts, func(t *compareTarget) string {
-			return fmt.Sprintf("%d in %.1f s", t.Requests, t.ElapsedS)
-		}),
-	}
-}
-
-func missing(t *compareTarget) string {
-	if t.Error != "" {
-		return "error"
-	}
-	return "—"
-}
-
-// rejectionStatuses lists the non-2xx statuses a run saw, e.g. "503" or
-// "429, 503".
-func rejectionStatuses(st map[int]int) string {
-	var codes []int
-	for code, n := range st {
-		if n > 0 && (code < 200 || code >= 300) {
-			codes = append(codes, code)
-		}
-	}
-	if len(codes) == 0 {
-		if len(st) == 0 {
-			return "—"
-		}
-		return "none"
-	}
-	sort.Ints(codes)
-	s := make([]string, len(codes))
-	for i, c := range codes {
-		s[i] = fmt.Sprint(c)
-	}
-	return strings.Join(s, ", ")
-}
-
-func msStr(d time.Duration) string {
-	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+// tailPlan labels a burst's sustained-rate row in the table.
+func (f *compareFlags) tailPlan() string {
+	return fmt.Sprintf("tail at %s for %s", f.tailRate, f.tail)
 }
 
 // compareOutPaths names each target's results file (numberedOutPaths).

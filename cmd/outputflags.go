@@ -169,37 +169,3 @@ func writeProbeOutputs(c *cobra.Command, run *probeRun) error {
 	}
 	return o.write(c, report.NewDocument(version, "probe", "probe", report.ProbeRun(run.Spec, run.URL, run.Res, run.Grade)))
 }
-
-// writeCompareOutputs writes compare's report files: one run per target,
-// side by side. Each target's requests come from its results stream; a
-// --probe target keeps the live inference and is graded here.
-func writeCompareOutputs(c *cobra.Command, out compareOutput) error {
-	o := outputFilesOf(c)
-	if !o.any() {
-		return nil
-	}
-	d := report.NewDocument(version, "compare", out.Experiment)
-	for i := range out.Targets {
-		ct := &out.Targets[i]
-		var run report.Run
-		switch {
-		case ct.Report != nil:
-			run = attackRunFromFile(ct.Target, ct.Results, *ct.Report)
-		case ct.probe != nil:
-			run = report.ProbeRun(ct.Target, ct.probe.URL, ct.probe.Res, ct.probe.Grade)
-		default:
-			kind := "attack"
-			if out.Experiment == "probe" {
-				kind = "probe"
-			}
-			run = report.Run{Target: ct.Target, Kind: kind, Profile: out.Experiment, ResultsFile: ct.Results, Notes: ct.Notes, Error: ct.Error, ElapsedS: ct.ElapsedS}
-			if rec := readResults(ct.Results); rec != nil {
-				run.Results = report.SortResults(rec.Results)
-				run.Summary = report.Summarize(run.Results)
-				run.Start, run.URL = rec.Header.Start, rec.Header.URL
-			}
-		}
-		d.Runs = append(d.Runs, run)
-	}
-	return o.write(c, d)
-}

@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -119,7 +116,7 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 		}
 	} else {
 		for i := range doc.Runs {
-			printReportRun(w, &doc.Runs[i])
+			report.RunText(w, &doc.Runs[i])
 		}
 	}
 	if err := outputFilesOf(c).write(c, doc); err != nil {
@@ -152,43 +149,4 @@ func streamExperiment(h attack.StreamHeader) string {
 		return "probe"
 	}
 	return h.Profile
-}
-
-// printReportRun prints one run as the live command would, as far as the
-// stream allows.
-func printReportRun(w io.Writer, r *report.Run) {
-	if r.Stopped != "" {
-		report.Interrupted(w, r.Stopped)
-	}
-	if r.Inference != nil {
-		report.Inference(w, r.Target, *r.Inference, r.Summary.Requests, r.ElapsedS, r.Notes)
-		if r.Grade != nil {
-			report.Grade(w, *r.Grade)
-		}
-	} else if len(r.Rows) > 0 { // the profile's own table, stored by the live run
-		fmt.Fprintf(w, "%s\n", r.Target)
-		_ = report.Table(w, []string{r.Profile, "value"}, r.Rows)
-		report.Verdict(w, r.Verdict, r.Notes)
-	} else {
-		fmt.Fprintf(w, "%s\n", r.Target)
-		s := r.Summary
-		rows := [][]string{
-			{"profile", r.Profile},
-			{"requests", fmt.Sprintf("%d in %.1f s", s.Requests, r.ElapsedS)},
-			{"admitted", fmt.Sprint(s.Admitted)},
-			{"rejected", fmt.Sprint(s.Rejected)},
-			{"errors", fmt.Sprint(s.Errors)},
-			{"latency p50 / p99 / max", fmt.Sprintf("%s / %s / %s", durMS(s.Latency.P50), durMS(s.Latency.P99), durMS(s.Latency.Max))},
-		}
-		_ = report.Table(w, []string{"results", "value"}, rows)
-		report.Verdict(w, r.Verdict, r.Notes)
-	}
-	if len(r.Expectations) > 0 {
-		printExpectations(w, r)
-	}
-	fmt.Fprintln(w)
-}
-
-func durMS(d time.Duration) string {
-	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 }
