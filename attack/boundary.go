@@ -16,6 +16,10 @@ type Boundary struct {
 	Limit  int           // L; 0 = learn it from headers or by probing
 	Window time.Duration // W; 0 = learn it from headers or by probing
 	Gap    time.Duration // poll interval when locating the boundary; 0 = W/200 within [2 ms, 250 ms]
+	// Shard, when set, sends this shard's share of each volley (and of each
+	// exhausting burst). It needs Limit and Window: a shard cannot learn L
+	// alone while the others spend the same quota.
+	Shard Shard
 }
 
 func (Boundary) Name() string { return "boundary" }
@@ -36,6 +40,9 @@ type BoundaryMetrics struct {
 	Span              time.Duration `json:"straddle_span_ns"`
 	Ratio             float64       `json:"ratio"`
 	Leaks             bool          `json:"leaks"`
+	// Share is a shard's part of each volley (absent for a whole run); its
+	// Ratio is then what it admitted over its share.
+	Share int `json:"share,omitempty"`
 }
 
 const (
@@ -133,6 +140,10 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 		for i := range before {
 			before[i], after[i] = Shot{Phase: bp}, Shot{Phase: ap}
 		}
+		if !p.Shard.Whole() {
+			share := p.Shard.Share(m.Limit)
+			before, after = before[:share], after[:share]
+		}
 		e.Burst(ctx, edgeLo-margin, before)
 		e.Burst(ctx, edgeHi+margin, after)
 		e.Wait()
@@ -154,6 +165,10 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 	m.Admitted = m.Before + m.After
 	m.Span = spread(append(b, a...))
 	m.Ratio = float64(m.Admitted) / float64(m.Limit)
+	if !p.Shard.Whole() {
+		m.Share = p.Shard.Share(m.Limit)
+		m.Ratio = float64(m.Admitted) / float64(m.Share)
+	}
 	m.Leaks = m.Ratio >= 1.5
 	judgement := "holds"
 	switch {
@@ -228,6 +243,7 @@ func (p Boundary) exhaust(ctx context.Context, e *Engine, c *Collector, limit in
 	if limit > 0 {
 		size = limit + 1
 	}
+	size = max(p.Shard.Share(size), 1)
 	admitted := 0
 	for round := range maxExhaustRounds {
 		name := fmt.Sprintf("%s-%d", phase, round)

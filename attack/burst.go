@@ -15,6 +15,10 @@ type Burst struct {
 	Idle     time.Duration
 	Tail     time.Duration
 	TailRate float64
+	// Shard, when set, releases this shard's share of K (the shares differ
+	// by at most one) at the same instant, and keeps every N-th send of the
+	// tail.
+	Shard Shard
 }
 
 func (Burst) Name() string { return "burst" }
@@ -82,8 +86,10 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 	if err := p.Validate(e.opt); err != nil {
 		return Report{}, err
 	}
-	at := e.Now() + p.Idle
-	shots := make([]Shot, p.K)
+	// The instant is an offset from the run's start, which all the shards
+	// of a run share (RunOptions.StartAt).
+	at := p.Idle
+	shots := make([]Shot, p.Shard.Share(p.K))
 	for i := range shots {
 		shots[i] = Shot{Phase: "burst"}
 	}
@@ -94,7 +100,8 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 		e.Wait() // the tail starts after the burst has its answers
 		start := e.Now()
 		n := int(math.Round(p.TailRate * p.Tail.Seconds()))
-		e.Schedule(ctx, n, func(i int) Shot {
+		e.Schedule(ctx, p.Shard.ownedOf(n), func(j int) Shot {
+			i := p.Shard.nth(j)
 			return Shot{At: start + time.Duration(float64(i)/p.TailRate*float64(time.Second)), Phase: "tail"}
 		})
 		if ctx.Err() != nil { // cut short: the rate is over the time spent

@@ -25,6 +25,9 @@ type Clients struct {
 	Bin time.Duration
 	// KeyPerClient sends each client's number as its key (with --key-header).
 	KeyPerClient bool
+	// Shard, when set, runs this shard's share of the N clients (clients
+	// K, K+N, …, numbered as in the whole run).
+	Shard Shard
 }
 
 func (p Clients) Name() string {
@@ -69,13 +72,14 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 		p.Cap = 10 * time.Second
 	}
 	start := e.Now()
-	finish := make([]time.Duration, p.N)
+	n := p.Shard.Share(p.N)
+	finish := make([]time.Duration, n)
 	var wg sync.WaitGroup
-	for i := range p.N {
+	for j := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			finish[i] = p.client(ctx, e, i+1) - start
+			finish[j] = p.client(ctx, e, p.Shard.nth(j)+1) - start
 		}()
 	}
 	wg.Wait()
@@ -84,7 +88,7 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 	e.Wait()
 
 	rs := c.Results()
-	m := ClientsMetrics{Clients: p.N, Goal: p.Goal, Attempts: len(rs), Bin: p.Bin, Elapsed: end - start, CutShort: cut}
+	m := ClientsMetrics{Clients: n, Goal: p.Goal, Attempts: len(rs), Bin: p.Bin, Elapsed: end - start, CutShort: cut}
 	if m.Elapsed > 0 {
 		m.MeanRate = float64(m.Attempts) / m.Elapsed.Seconds()
 	}
@@ -114,16 +118,16 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 		}
 	}
 	verdict := fmt.Sprintf("%d %s clients wanting %d each: %d attempts for %d successes — amplification %.1f×; %d/%d finished",
-		p.N, p.Name(), p.Goal, m.Attempts, m.Successes, m.Amplification, m.Finished, p.N)
+		n, p.Name(), p.Goal, m.Attempts, m.Successes, m.Amplification, m.Finished, n)
 	if cut {
 		verdict += fmt.Sprintf(" before the run was cut short at %.2f s", m.Elapsed.Seconds())
 	}
 	rows := [][]string{
-		{"clients × goal", fmt.Sprintf("%d × %d", p.N, p.Goal)},
+		{"clients × goal", fmt.Sprintf("%d × %d", n, p.Goal)},
 		{"attempts", fmt.Sprint(m.Attempts)},
 		{"successes", fmt.Sprint(m.Successes)},
 		{"amplification (attempts ÷ successes)", fmt.Sprintf("%.2f×", m.Amplification)},
-		{"clients finished", fmt.Sprintf("%d of %d", m.Finished, p.N)},
+		{"clients finished", fmt.Sprintf("%d of %d", m.Finished, n)},
 		{"time to finish p50 / p99", fmt.Sprintf("%.2f s / %.2f s", m.FinishP50.Seconds(), m.FinishP99.Seconds())},
 		{"attempt rate mean / peak", fmt.Sprintf("%.0f/s over %.2f s / %.0f/s", m.MeanRate, m.Elapsed.Seconds(), m.PeakRate)},
 		{"attempt rate over time", sparkline(m.AttemptRate)},

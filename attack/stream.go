@@ -25,6 +25,21 @@ type StreamHeader struct {
 	Profile string            `json:"profile,omitempty"`
 	Options map[string]string `json:"options,omitempty"`
 	Start   time.Time         `json:"start"` // wall clock of offset 0
+
+	// A shard of a run split across processes or machines (README: "Beyond
+	// one machine") says which part it is and of what. Absent for a whole
+	// run, so a file written before sharding reads the same.
+	//
+	// RunID is shared by every shard of one run; Shard is this one's part.
+	RunID string `json:"run_id,omitempty"`
+	Shard *Shard `json:"shard,omitempty"`
+	// Host is the machine (the pod, in Kubernetes) that ran it.
+	Host string `json:"host,omitempty"`
+	// StartAt is the common instant the run was told to start at (then
+	// also Start); BeganAt is when this process's wait for it actually
+	// ended, on its own clock.
+	StartAt time.Time `json:"start_at,omitzero"`
+	BeganAt time.Time `json:"began_at,omitzero"`
 }
 
 // StreamEnd is the last line of a complete results file; an interrupted run
@@ -113,22 +128,47 @@ type Stream struct {
 
 // CreateStream creates (truncates) path and writes the header line.
 func CreateStream(path string, h StreamHeader) (*Stream, error) {
+	s, err := openStream(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.begin(h); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openStream creates the file without writing anything yet: a run that
+// waits for its start instant learns at once that it cannot write, and
+// writes its header (with the instant it began) after the wait.
+func openStream(path string) (*Stream, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write results to %s: %w", path, err)
 	}
+	return &Stream{f: f, w: bufio.NewWriterSize(f, 64<<10), ch: make(chan *Result, 8192), done: make(chan struct{})}, nil
+}
+
+// begin writes the header line and starts the writer; on error the file
+// is closed.
+func (s *Stream) begin(h StreamHeader) error {
 	h.Type, h.Schema, h.Tool = "header", StreamSchema, "ratecheck"
-	s := &Stream{f: f, w: bufio.NewWriterSize(f, 64<<10), ch: make(chan *Result, 8192), done: make(chan struct{})}
 	if err := s.writeLine(h); err != nil {
-		f.Close()
-		return nil, err
+		s.f.Close()
+		return err
 	}
 	if err := s.w.Flush(); err != nil {
-		f.Close()
-		return nil, err
+		s.f.Close()
+		return err
 	}
 	go s.loop()
-	return s, nil
+	return nil
+}
+
+// discard closes and removes a stream whose run never began.
+func (s *Stream) discard() {
+	s.f.Close()
+	os.Remove(s.f.Name())
 }
 
 type resultLine struct {

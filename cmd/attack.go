@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -34,6 +35,8 @@ type attackFlags struct {
 	cap      time.Duration
 	noRA     bool
 	maxConns int
+	shards   shardFlags   // attack only
+	shard    attack.Shard // resolved from shards before buildProfile
 }
 
 func newAttackCmd() *cobra.Command {
@@ -63,6 +66,7 @@ Profiles:
 		RunE: func(c *cobra.Command, args []string) error { return runAttack(c, &f, args[0]) },
 	}
 	f.register(c)
+	f.shards.register(c)
 	registerTargetFlags(c)
 	registerOutputFlags(c)
 	f.registerProfileFlags(c, profileDefaults{profileUsage: " (required)", burst: 100, idle: 3 * time.Second})
@@ -89,6 +93,8 @@ var flagNames = map[string]string{
 	"Clients.N":           "--clients",
 	"Clients.Goal":        "--goal",
 	"RunOptions.Out":      "--out",
+	"RunOptions.Shard":    "--shard",
+	"RunOptions.StartAt":  "--start-at",
 }
 
 // flagName is attack.Options.Names for the command line.
@@ -158,6 +164,9 @@ func (f *attackFlags) buildProfile() (attack.Profile, bool, error) {
 	if f.maxConns < 0 {
 		return nil, false, usageErr("--max-conns must be ≥ 1")
 	}
+	if !f.shard.Whole() { // a shard holds only its part open
+		p = p.(attack.Shardable).Sharded(f.shard)
+	}
 	if v, ok := p.(attack.Validator); ok {
 		if err := v.Validate(f.options()); err != nil {
 			return nil, false, usageErr("%w", err)
@@ -179,6 +188,11 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
+	plan, err := f.shards.resolve(c, spec, time.Now(), os.Getenv)
+	if err != nil {
+		return err
+	}
+	f.shard = plan.shard
 	prof, _, err := f.buildProfile()
 	if err != nil {
 		return err
@@ -200,8 +214,9 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxDuration)
 	res, err := attack.Run(ctx, prof, attack.RunOptions{
 		Options: f.options(), Request: req, Out: path,
-		Header: attack.StreamHeader{Command: "attack", Target: spec, Options: opts},
+		Header: attack.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.runID, Host: hostname()},
 		Sinks:  []func(*attack.Result){prog.Add},
+		Shard:  plan.shard, StartAt: plan.startAt,
 	})
 	prog.Stop()
 	if res == nil { // nothing was sent: the flags or --out are at fault
@@ -258,7 +273,6 @@ func printAttack(c *cobra.Command, f *attackFlags, spec, path string, res *attac
 	report.Verdict(out, res.Report.Verdict, res.Report.Notes)
 	return nil
 }
-
 
 // exactArgs is cobra.ExactArgs with a message that says what is missing.
 func exactArgs(n int, what string) cobra.PositionalArgs {
