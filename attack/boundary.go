@@ -43,6 +43,10 @@ type BoundaryMetrics struct {
 	// Share is a shard's part of each volley (absent for a whole run); its
 	// Ratio is then what it admitted over its share.
 	Share int `json:"share,omitempty"`
+	// VolleyBefore and VolleyAfter are how many requests each volley of
+	// the straddle that counted held.
+	VolleyBefore int `json:"volley_before,omitempty"`
+	VolleyAfter  int `json:"volley_after,omitempty"`
 }
 
 const (
@@ -170,6 +174,13 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 		m.Ratio = float64(m.Admitted) / float64(m.Share)
 	}
 	m.Leaks = m.Ratio >= 1.5
+	m.VolleyBefore, m.VolleyAfter = len(b), len(a)
+	return m.report(len(b), len(a), c.Metrics.Summary()), nil
+}
+
+// report is boundary's table and verdict for its metrics, with volleys of
+// nb and na requests (shared by a merged sharded run).
+func (m BoundaryMetrics) report(nb, na int, s Summary) Report {
 	judgement := "holds"
 	switch {
 	case m.Leaks:
@@ -177,17 +188,21 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 	case m.Ratio > 1.2:
 		judgement = "a partial leak"
 	}
+	limit := m.Limit
+	if m.Share > 0 {
+		limit = m.Share
+	}
 	verdict := fmt.Sprintf("admitted %d in %.2f s against %d per %s: %.2f× — %s",
-		m.Admitted, m.Span.Seconds(), m.Limit, m.Window, m.Ratio, judgement)
+		m.Admitted, m.Span.Seconds(), limit, m.Window, m.Ratio, judgement)
 	rows := [][]string{
 		{"limit L / window W", fmt.Sprintf("%d / %s (from %s)", m.Limit, m.Window, m.LearnedFrom)},
 		{"boundary located", fmt.Sprintf("at +%.3f s, ± %s", m.BoundaryAt.Seconds(), ms(m.Uncertainty))},
-		{"admitted just before", fmt.Sprintf("%d of %d", m.Before, len(b))},
-		{"admitted just after", fmt.Sprintf("%d of %d", m.After, len(a))},
+		{"admitted just before", fmt.Sprintf("%d of %d", m.Before, nb)},
+		{"admitted just after", fmt.Sprintf("%d of %d", m.After, na)},
 		{"straddle span", ms(m.Span)},
 		{"admitted ÷ L", fmt.Sprintf("%.2f×", m.Ratio)},
 	}
-	return Report{Profile: "boundary", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Boundary: &m}, Summary: c.Metrics.Summary()}, nil
+	return Report{Profile: "boundary", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Boundary: &m}, Summary: s}
 }
 
 func (p Boundary) gapFor(w time.Duration) time.Duration {

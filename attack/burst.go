@@ -80,6 +80,11 @@ type BurstMetrics struct {
 	// the time actually spent when the run was cut short (TailCutShort).
 	TailSpan     time.Duration `json:"tail_span_ns,omitempty"`
 	TailCutShort bool          `json:"tail_cut_short,omitempty"`
+	// The plan: the idle before the burst, the tail's length and its rate
+	// (a shard's part of it).
+	Idle            time.Duration `json:"idle_ns"`
+	TailPlanned     time.Duration `json:"tail_planned_ns,omitempty"`
+	TailPlannedRate float64       `json:"tail_planned_rate_per_s,omitempty"`
 }
 
 func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
@@ -109,20 +114,9 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 		}
 	}
 	e.Wait()
-	burst := c.Phase("burst")
-	t := tally(burst)
-	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, Other: t.Other,
-		Statuses: statusCounts(burst), SendSpread: spread(burst), RealtimeRelease: realtime}
-	added := addedLatencies(burst)
-	m.DelayThreshold = delayThreshold(burst)
-	for _, a := range added {
-		if a > m.DelayThreshold {
-			m.Delayed++
-		}
-	}
-	if len(added) > 0 {
-		m.AddedP50, m.AddedP99, m.AddedMax = quantile(added, 0.5), quantile(added, 0.99), added[len(added)-1]
-	}
+	m := burstPhase(c.Phase("burst"))
+	m.RealtimeRelease, m.Idle, m.TailPlanned = realtime, p.Idle, p.Tail
+	m.TailPlannedRate = p.TailRate / float64(max(p.Shard.N, 1))
 	if tail := c.Phase("tail"); len(tail) > 0 {
 		tt := tally(tail)
 		m.TailSent, m.TailAdmitted, m.TailSpan, m.TailCutShort = tt.Total, tt.Admitted, tailSpan, tailCut
@@ -130,8 +124,14 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 			m.TailRate = float64(tt.Admitted) / tailSpan.Seconds()
 		}
 	}
+	return m.report(c.Metrics.Summary()), nil
+}
+
+// report is burst's table and verdict for its metrics (shared by a merged
+// sharded run).
+func (m BurstMetrics) report(s Summary) Report {
 	verdict := fmt.Sprintf("burst of %d after %s idle: %d admitted (%d delayed), %d rejected; released within %s",
-		m.Size, p.Idle, m.Admitted, m.Delayed, m.Rejected, ms(m.SendSpread))
+		m.Size, m.Idle, m.Admitted, m.Delayed, m.Rejected, ms(m.SendSpread))
 	rows := [][]string{
 		{"burst size", fmt.Sprint(m.Size)},
 		{"admitted", fmt.Sprint(m.Admitted)},
@@ -148,13 +148,32 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 		{"send spread (first to last)", ms(m.SendSpread) + releasePriority(m.RealtimeRelease)},
 	}...)
 	if m.TailSent > 0 {
-		over := fmt.Sprint(p.Tail)
+		over := fmt.Sprint(m.TailPlanned)
 		if m.TailCutShort {
-			over = fmt.Sprintf("the %.2f s spent before the run was cut short (of %s planned)", m.TailSpan.Seconds(), p.Tail)
+			over = fmt.Sprintf("the %.2f s spent before the run was cut short (of %s planned)", m.TailSpan.Seconds(), m.TailPlanned)
 		}
-		rows = append(rows, []string{"recovery: admitted rate", fmt.Sprintf("%.1f/s of %g/s sent over %s", m.TailRate, p.TailRate, over)})
+		rows = append(rows, []string{"recovery: admitted rate", fmt.Sprintf("%.1f/s of %g/s sent over %s", m.TailRate, m.TailPlannedRate, over)})
 	}
-	return Report{Profile: "burst", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Burst: &m}, Summary: c.Metrics.Summary()}, nil
+	return Report{Profile: "burst", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Burst: &m}, Summary: s}
+}
+
+// burstPhase is what the burst's own requests show: the counts, the send
+// spread, the added latencies and how many of them count as delayed.
+func burstPhase(burst []*Result) BurstMetrics {
+	t := tally(burst)
+	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, Other: t.Other,
+		Statuses: statusCounts(burst), SendSpread: spread(burst)}
+	added := addedLatencies(burst)
+	m.DelayThreshold = delayThreshold(burst)
+	for _, a := range added {
+		if a > m.DelayThreshold {
+			m.Delayed++
+		}
+	}
+	if len(added) > 0 {
+		m.AddedP50, m.AddedP99, m.AddedMax = quantile(added, 0.5), quantile(added, 0.99), added[len(added)-1]
+	}
+	return m
 }
 
 func releasePriority(realtime bool) string {

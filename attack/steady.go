@@ -32,6 +32,8 @@ type SteadyMetrics struct {
 	// time actually spent sending when the run was cut short (CutShort).
 	Span     time.Duration `json:"span_ns"`
 	CutShort bool          `json:"cut_short,omitempty"`
+	// Planned is the duration the plan asked for.
+	Planned time.Duration `json:"planned_ns,omitempty"`
 }
 
 func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
@@ -66,7 +68,7 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error
 	// Sending stops at the plan's end, or when the run is cut short (a
 	// budget, Ctrl-C): then the rates are over the time really spent.
 	// A shard's target is its part of the whole rate.
-	m := SteadyMetrics{TargetRate: p.Rate / float64(max(p.Shard.N, 1)), Span: p.Duration}
+	m := SteadyMetrics{TargetRate: p.Rate / float64(max(p.Shard.N, 1)), Span: p.Duration, Planned: p.Duration}
 	if ctx.Err() != nil || p.Rate == 0 {
 		m.Span = min(p.Duration, e.Now()-begin)
 		m.CutShort = ctx.Err() != nil
@@ -80,9 +82,15 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error
 		}
 		m.RejectedPct = 100 * float64(s.Rejected) / float64(s.Requests)
 	}
+	return m.report(p.Duration, s), nil
+}
+
+// report is steady's table and verdict for its metrics and summary over a
+// plan of planned (shared by a merged sharded run).
+func (m SteadyMetrics) report(planned time.Duration, s Summary) Report {
 	verdict := fmt.Sprintf("sent %.1f/s, admitted %.1f/s, rejected %.1f%%", m.AchievedRate, m.AdmittedRate, m.RejectedPct)
 	if m.CutShort {
-		verdict += fmt.Sprintf("; cut short after %.2f s of %s planned: rates over the time spent", m.Span.Seconds(), p.Duration)
+		verdict += fmt.Sprintf("; cut short after %.2f s of %s planned: rates over the time spent", m.Span.Seconds(), planned)
 	}
 	if m.Imprecise {
 		verdict += fmt.Sprintf(" — imprecise: sends were up to %s late (p99)", ms(s.Lateness.P99))
@@ -97,7 +105,7 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error
 		{"pacing error p50 / p99", ms(s.Lateness.P50) + " / " + ms(s.Lateness.P99)},
 	}
 	rows = append(rows, statusRows(s.Statuses)...)
-	return Report{Profile: "steady", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Steady: &m}, Summary: s}, nil
+	return Report{Profile: "steady", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Steady: &m}, Summary: s}
 }
 
 func rateOrMax(r float64) string {
