@@ -61,6 +61,12 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 	if err != nil {
 		return usageErr("--expect: %v", err)
 	}
+	if merged, err := mergeIfSharded(paths); err != nil || merged != nil {
+		if err != nil {
+			return err
+		}
+		return renderMerged(c, output, len(exps) > 0, merged)
+	}
 	var runs []report.Run
 	var recs []*attack.Recorded
 	var probes []*probe.Result // per run; nil for an attack's stream
@@ -155,6 +161,9 @@ func streamExperiment(h attack.StreamHeader) string {
 func printReportRun(w io.Writer, r *report.Run) {
 	if r.Stopped != "" {
 		report.Interrupted(w, r.Stopped)
+	}
+	if len(r.Shards) > 0 {
+		printShards(w, r)
 	}
 	if r.Inference != nil {
 		report.Inference(w, r.Target, *r.Inference, r.Summary.Requests, r.ElapsedS, r.Notes)
