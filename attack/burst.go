@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -159,12 +160,23 @@ func (m BurstMetrics) report(s Summary) Report {
 
 // burstPhase is what the burst's own requests show: the counts, the send
 // spread, the added latencies and how many of them count as delayed.
-func burstPhase(burst []*Result) BurstMetrics {
+func burstPhase(burst []*Result) BurstMetrics { return burstPhaseOf([][]*Result{burst}) }
+
+// burstPhaseOf is burstPhase over the bursts of several shards released at
+// one instant: counted and spread together, but each shard's added
+// latency is over its own fastest answer and its own noise, since the
+// shards' round trips differ (other hosts, other networks).
+func burstPhaseOf(shards [][]*Result) BurstMetrics {
+	burst := slices.Concat(shards...)
 	t := tally(burst)
 	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, Other: t.Other,
 		Statuses: statusCounts(burst), SendSpread: spread(burst)}
-	added := addedLatencies(burst)
-	m.DelayThreshold = delayThreshold(burst)
+	var added []time.Duration
+	for _, rs := range shards {
+		added = append(added, addedLatencies(rs)...)
+		m.DelayThreshold = max(m.DelayThreshold, delayThreshold(rs))
+	}
+	slices.Sort(added)
 	for _, a := range added {
 		if a > m.DelayThreshold {
 			m.Delayed++

@@ -171,7 +171,7 @@ type merger struct {
 	profile string
 	shards  []*shardRead
 	total   *Metrics
-	burst   []*Result // the burst's own requests: at most ConnsCeiling per shard
+	burst   [][]*Result // each shard's burst requests: at most ConnsCeiling per shard
 	tail    count
 	// storm/backoff: each client's admitted answers' completion times,
 	// and attempts per 100 ms from offset 0 (bins grow with the run's
@@ -213,6 +213,7 @@ func (g *merger) readFrom(path string, r io.Reader) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	s := &shardRead{path: path, header: sr.Header, metrics: NewMetrics()}
+	g.burst = append(g.burst, nil)
 	for {
 		res, ok := sr.Next()
 		if !ok {
@@ -233,7 +234,8 @@ func (g *merger) readFrom(path string, r io.Reader) error {
 func (g *merger) add(r *Result) {
 	switch {
 	case r.Phase == "burst":
-		g.burst = append(g.burst, r)
+		last := len(g.burst) - 1
+		g.burst[last] = append(g.burst[last], r)
 	case r.Phase == "tail":
 		g.tail.Total++
 		if r.Admitted() {
@@ -341,7 +343,7 @@ func (g *merger) report(s Summary) Report {
 		}
 		return m.report(m.Planned, s)
 	case "burst":
-		m := burstPhase(g.burst)
+		m := burstPhaseOf(g.burst)
 		m.RealtimeRelease = true
 		for i := range n {
 			o := outcome(i).Burst
