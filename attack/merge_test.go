@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -124,4 +125,51 @@ func TestCheckShardsRefuses(t *testing.T) {
 	if err := CheckShards([]string{"x", "y"}, []StreamHeader{sh("a", 2, 2), sh("a", 1, 2)}); err != nil {
 		t.Errorf("complete run refused: %v", err)
 	}
+}
+
+// Merging reads the streams one result at a time: what the merged run
+// holds is its aggregates and a bounded sample, not the requests.
+func TestMergeHoldsASampleNotTheRequests(t *testing.T) {
+	const shards, each = 4, 50000
+	dir := t.TempDir()
+	start := time.Now().Add(time.Hour)
+	var paths []string
+	for k := 1; k <= shards; k++ {
+		p := filepath.Join(dir, fmt.Sprintf("big-%d.jsonl", k))
+		s, err := CreateStream(p, StreamHeader{Command: "attack", URL: "u", Profile: "steady", Start: start, RunID: "big", Shard: &Shard{k, shards}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range each {
+			at := time.Duration(k-1+i*shards) * 250 * time.Microsecond // 4000/s over all shards
+			s.Add(&Result{Seq: i + 1, Phase: "steady", Scheduled: at, Sent: at + 20*time.Microsecond, FirstByte: at + time.Millisecond, Done: at + time.Millisecond, Status: 200})
+		}
+		s.Conclude(Report{Profile: "steady", Metrics: ProfileMetrics{Steady: &SteadyMetrics{TargetRate: 1000, Span: 50 * time.Second, Planned: 50 * time.Second}}})
+		if err := s.Close(nil, 50*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := MergeShards(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if m.Summary.Requests != shards*each || len(m.Sample) != MergeSample || !m.Sampled {
+		t.Fatalf("merged %d requests, sample %d (sampled %v)", m.Summary.Requests, len(m.Sample), m.Sampled)
+	}
+	// All 200,000 results would take some 40 MB; the sample of 10,000
+	// about 2 MB, the histograms well under one.
+	if held > 8<<20 {
+		t.Errorf("the merged run holds %d MB", held>>20)
+	}
+	if r := m.Report.Metrics.Steady; r == nil || r.AchievedRate < 3999 || r.AchievedRate > 4001 {
+		t.Errorf("merged steady %+v", r)
+	}
+	runtime.KeepAlive(m)
 }

@@ -56,12 +56,18 @@ Profiles:
   boundary  the fixed-window straddle: L just before a boundary, L just after
   storm     --clients naive clients retrying at once until --goal successes
   backoff   the same clients with full-jitter exponential backoff, honouring
-            Retry-After unless --no-retry-after`,
+            Retry-After unless --no-retry-after
+
+Beyond one machine: --shard K/N --start-at TIME runs part K of N of the plan,
+starting on a common wall-clock instant; run every shard (on N hosts, or N
+processes) and merge their streams with 'ratecheck report'. 'ratecheck kube
+job' prints a Kubernetes Indexed Job that does it.`,
 		Example: `  ratecheck attack --profile boundary 'builtin:fixed_window?limit=20&window=2s'
   ratecheck attack --profile burst --burst 100 --idle 3s --tail 5s http://127.0.0.1:8080/
   ratecheck attack --profile steady --rate 50/s --duration 10s -o json http://127.0.0.1:8080/
   ratecheck attack --profile storm --clients 50 --goal 5 'builtin:token_bucket?rate=50/s&burst=10'
-  ratecheck attack --profile backoff --clients 50 --goal 5 'builtin:token_bucket?rate=50/s&burst=10'`,
+  ratecheck attack --profile backoff --clients 50 --goal 5 'builtin:token_bucket?rate=50/s&burst=10'
+  ratecheck attack --profile burst --burst 400 --idle 1s --shard 2/4 --start-at 2026-12-01T10:00:00Z --out run-2.jsonl http://10.0.0.5/`,
 		Args: exactArgs(1, "a TARGET (URL or builtin:...)"),
 		RunE: func(c *cobra.Command, args []string) error { return runAttack(c, &f, args[0]) },
 	}
