@@ -173,3 +173,35 @@ func TestMergeHoldsASampleNotTheRequests(t *testing.T) {
 	}
 	runtime.KeepAlive(m)
 }
+
+// Storm's shards merge into one population of clients.
+func TestMergeClientShards(t *testing.T) {
+	srv := startBuiltin(t, "builtin:token_bucket?rate=200/s&burst=5")
+	paths := runShards(t, srv.URL, Clients{N: 10, Goal: 2}, 2, "r3")
+	m, err := MergeShards(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Report.Metrics.Clients
+	if c == nil || c.Clients != 10 || c.Goal != 2 || c.Successes != 20 || c.Finished != 10 || c.Attempts != m.Summary.Requests || c.Attempts < 20 {
+		t.Fatalf("merged clients %+v", c)
+	}
+	if want := float64(c.Attempts) / 20; c.Amplification != want || !strings.HasPrefix(m.Report.Verdict, "10 storm clients wanting 2 each") {
+		t.Errorf("amplification %g, want %g; verdict %q", c.Amplification, want, m.Report.Verdict)
+	}
+}
+
+// The straddle split in two still sees a fixed window admit about 2L.
+func TestMergeBoundaryShardsSeeTheLeak(t *testing.T) {
+	srv := startBuiltin(t, "builtin:fixed_window?limit=20&window=1s")
+	paths := runShards(t, srv.URL, Boundary{Limit: 20, Window: time.Second}, 2, "r4")
+	m, err := MergeShards(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := m.Report.Metrics.Boundary
+	if b == nil || b.Limit != 20 || b.VolleyBefore != 20 || b.VolleyAfter != 20 || !b.Leaks {
+		t.Fatalf("merged boundary %+v, verdict %q", b, m.Report.Verdict)
+	}
+	t.Logf("%s", m.Report.Verdict)
+}
