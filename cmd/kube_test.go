@@ -172,3 +172,26 @@ func TestShardFromJobCompletionIndex(t *testing.T) {
 		t.Error("index 4 of 4 accepted")
 	}
 }
+
+// Every shard derives the same run id from its own command line; another
+// plan or another instant derives another.
+func TestDerivedRunIDIsSharedByTheShards(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	id := func(at time.Time, args ...string) string {
+		ac := newAttackCmd()
+		if err := ac.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		return deriveRunID(ac, "http://x/", at)
+	}
+	one := id(at, "--profile", "steady", "--rate", "100/s", "--shard", "1/4", "--out", "run-1.jsonl")
+	if two := id(at, "--out", "run-2.jsonl", "--shard", "2/4", "--rate", "100/s", "--profile", "steady", "--quiet"); two != one {
+		t.Errorf("shards 1 and 2 derive %s and %s", one, two)
+	}
+	if other := id(at, "--profile", "steady", "--rate", "200/s", "--shard", "1/4"); other == one {
+		t.Error("another rate derives the same id")
+	}
+	if later := id(at.Add(time.Second), "--profile", "steady", "--rate", "100/s", "--shard", "1/4"); later == one {
+		t.Error("another start instant derives the same id")
+	}
+}

@@ -120,7 +120,7 @@ func parseStartAt(v string, now time.Time) (time.Time, error) {
 // flagsNotInRunID differ between the shards of one run, or do not change
 // what is sent.
 var flagsNotInRunID = map[string]bool{"shard": true, "run-id": true, "start-at": true, "out": true, "quiet": true, "output": true,
-	"html": true, "json": true, "junit": true}
+	"html": true, "json": true, "junit": true, "source-addrs": true}
 
 // deriveRunID hashes what every shard of a run shares: the target, the
 // flags that shape the traffic, and the resolved start instant.
