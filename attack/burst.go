@@ -115,7 +115,14 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 		}
 	}
 	e.Wait()
-	m := burstPhase(c.Phase("burst"))
+	burst := c.Phase("burst")
+	if late := firstSent(burst) - at; !p.Shard.Whole() && len(burst) > 0 && late > time.Millisecond {
+		// The shards meet only at the planned instant: one that opened its
+		// connections after it released on its own.
+		e.note(fmt.Sprintf("this shard released its burst %s after the common instant (start + %s): its connections were not ready in time; give %s more time",
+			ms(late), p.Idle, e.opt.name("Burst.Idle")))
+	}
+	m := burstPhase(burst)
 	m.RealtimeRelease, m.Idle, m.TailPlanned = realtime, p.Idle, p.Tail
 	m.TailPlannedRate = p.TailRate / float64(max(p.Shard.N, 1))
 	if tail := c.Phase("tail"); len(tail) > 0 {

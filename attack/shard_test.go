@@ -206,3 +206,25 @@ func TestStartAtIsOffsetZeroAndRecorded(t *testing.T) {
 		t.Errorf("shard 2/3 of a burst of 6 sent %d", len(rec.Results))
 	}
 }
+
+// A shard whose burst could not be ready by the common instant says so.
+func TestShardBurstLateForTheInstantSaysSo(t *testing.T) {
+	srv := startBuiltin(t, "builtin:none")
+	// Idle 0: the connections are opened after the instant.
+	res, err := Run(context.Background(), Burst{K: 200}, RunOptions{Request: mustRequest(t, srv.URL), Shard: Shard{K: 1, N: 2},
+		StartAt: time.Now().Add(100 * time.Millisecond), Options: Options{Names: func(f string) string { return map[string]string{"Burst.Idle": "--idle"}[f] }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasNote(res.Report.Notes, "after the common instant") || !hasNote(res.Report.Notes, "give --idle more time") {
+		t.Errorf("notes %q", res.Report.Notes)
+	}
+	res, err = Run(context.Background(), Burst{K: 200, Idle: 500 * time.Millisecond}, RunOptions{Request: mustRequest(t, srv.URL), Shard: Shard{K: 1, N: 2},
+		StartAt: time.Now().Add(100 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasNote(res.Report.Notes, "after the common instant") {
+		t.Errorf("a burst ready in time noted late: %q", res.Report.Notes)
+	}
+}
