@@ -16,6 +16,10 @@ type Boundary struct {
 	Limit  int           // L; 0 = learn it from headers or by probing
 	Window time.Duration // W; 0 = learn it from headers or by probing
 	Gap    time.Duration // poll interval when locating the boundary; 0 = W/200 within [2 ms, 250 ms]
+	// Shard, when set, sends this shard's share of each volley (and of each
+	// exhausting burst). It needs Limit and Window: a shard cannot learn L
+	// alone while the others spend the same quota.
+	Shard Shard
 }
 
 func (Boundary) Name() string { return "boundary" }
@@ -36,6 +40,13 @@ type BoundaryMetrics struct {
 	Span              time.Duration `json:"straddle_span_ns"`
 	Ratio             float64       `json:"ratio"`
 	Leaks             bool          `json:"leaks"`
+	// Share is a shard's part of each volley (absent for a whole run); its
+	// Ratio is then what it admitted over its share.
+	Share int `json:"share,omitempty"`
+	// VolleyBefore and VolleyAfter are how many requests each volley of
+	// the straddle that counted held.
+	VolleyBefore int `json:"volley_before,omitempty"`
+	VolleyAfter  int `json:"volley_after,omitempty"`
 }
 
 const (
@@ -133,6 +144,10 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 		for i := range before {
 			before[i], after[i] = Shot{Phase: bp}, Shot{Phase: ap}
 		}
+		if !p.Shard.Whole() {
+			share := p.Shard.Share(m.Limit)
+			before, after = before[:share], after[:share]
+		}
 		e.Burst(ctx, edgeLo-margin, before)
 		e.Burst(ctx, edgeHi+margin, after)
 		e.Wait()
@@ -154,7 +169,18 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 	m.Admitted = m.Before + m.After
 	m.Span = spread(append(b, a...))
 	m.Ratio = float64(m.Admitted) / float64(m.Limit)
+	if !p.Shard.Whole() {
+		m.Share = p.Shard.Share(m.Limit)
+		m.Ratio = float64(m.Admitted) / float64(m.Share)
+	}
 	m.Leaks = m.Ratio >= 1.5
+	m.VolleyBefore, m.VolleyAfter = len(b), len(a)
+	return m.report(len(b), len(a), c.Metrics.Summary()), nil
+}
+
+// report is boundary's table and verdict for its metrics, with volleys of
+// nb and na requests (shared by a merged sharded run).
+func (m BoundaryMetrics) report(nb, na int, s Summary) Report {
 	judgement := "holds"
 	switch {
 	case m.Leaks:
@@ -162,17 +188,21 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 	case m.Ratio > 1.2:
 		judgement = "a partial leak"
 	}
+	limit := m.Limit
+	if m.Share > 0 {
+		limit = m.Share
+	}
 	verdict := fmt.Sprintf("admitted %d in %.2f s against %d per %s: %.2f× — %s",
-		m.Admitted, m.Span.Seconds(), m.Limit, m.Window, m.Ratio, judgement)
+		m.Admitted, m.Span.Seconds(), limit, m.Window, m.Ratio, judgement)
 	rows := [][]string{
 		{"limit L / window W", fmt.Sprintf("%d / %s (from %s)", m.Limit, m.Window, m.LearnedFrom)},
 		{"boundary located", fmt.Sprintf("at +%.3f s, ± %s", m.BoundaryAt.Seconds(), ms(m.Uncertainty))},
-		{"admitted just before", fmt.Sprintf("%d of %d", m.Before, len(b))},
-		{"admitted just after", fmt.Sprintf("%d of %d", m.After, len(a))},
+		{"admitted just before", fmt.Sprintf("%d of %d", m.Before, nb)},
+		{"admitted just after", fmt.Sprintf("%d of %d", m.After, na)},
 		{"straddle span", ms(m.Span)},
 		{"admitted ÷ L", fmt.Sprintf("%.2f×", m.Ratio)},
 	}
-	return Report{Profile: "boundary", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Boundary: &m}, Summary: c.Metrics.Summary()}, nil
+	return Report{Profile: "boundary", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Boundary: &m}, Summary: s}
 }
 
 func (p Boundary) gapFor(w time.Duration) time.Duration {
@@ -228,6 +258,7 @@ func (p Boundary) exhaust(ctx context.Context, e *Engine, c *Collector, limit in
 	if limit > 0 {
 		size = limit + 1
 	}
+	size = max(p.Shard.Share(size), 1)
 	admitted := 0
 	for round := range maxExhaustRounds {
 		name := fmt.Sprintf("%s-%d", phase, round)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -15,6 +16,10 @@ type Burst struct {
 	Idle     time.Duration
 	Tail     time.Duration
 	TailRate float64
+	// Shard, when set, releases this shard's share of K (the shares differ
+	// by at most one) at the same instant, and keeps every N-th send of the
+	// tail.
+	Shard Shard
 }
 
 func (Burst) Name() string { return "burst" }
@@ -76,14 +81,21 @@ type BurstMetrics struct {
 	// the time actually spent when the run was cut short (TailCutShort).
 	TailSpan     time.Duration `json:"tail_span_ns,omitempty"`
 	TailCutShort bool          `json:"tail_cut_short,omitempty"`
+	// The plan: the idle before the burst, the tail's length and its rate
+	// (a shard's part of it).
+	Idle            time.Duration `json:"idle_ns"`
+	TailPlanned     time.Duration `json:"tail_planned_ns,omitempty"`
+	TailPlannedRate float64       `json:"tail_planned_rate_per_s,omitempty"`
 }
 
 func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
 	if err := p.Validate(e.opt); err != nil {
 		return Report{}, err
 	}
-	at := e.Now() + p.Idle
-	shots := make([]Shot, p.K)
+	// The instant is an offset from the run's start, which all the shards
+	// of a run share (RunOptions.StartAt).
+	at := p.Idle
+	shots := make([]Shot, p.Shard.Share(p.K))
 	for i := range shots {
 		shots[i] = Shot{Phase: "burst"}
 	}
@@ -94,7 +106,8 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 		e.Wait() // the tail starts after the burst has its answers
 		start := e.Now()
 		n := int(math.Round(p.TailRate * p.Tail.Seconds()))
-		e.Schedule(ctx, n, func(i int) Shot {
+		e.Schedule(ctx, p.Shard.ownedOf(n), func(j int) Shot {
+			i := p.Shard.nth(j)
 			return Shot{At: start + time.Duration(float64(i)/p.TailRate*float64(time.Second)), Phase: "tail"}
 		})
 		if ctx.Err() != nil { // cut short: the rate is over the time spent
@@ -103,19 +116,15 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 	}
 	e.Wait()
 	burst := c.Phase("burst")
-	t := tally(burst)
-	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, Other: t.Other,
-		Statuses: statusCounts(burst), SendSpread: spread(burst), RealtimeRelease: realtime}
-	added := addedLatencies(burst)
-	m.DelayThreshold = delayThreshold(burst)
-	for _, a := range added {
-		if a > m.DelayThreshold {
-			m.Delayed++
-		}
+	if late := firstSent(burst) - at; !p.Shard.Whole() && len(burst) > 0 && late > time.Millisecond {
+		// The shards meet only at the planned instant: one that opened its
+		// connections after it released on its own.
+		e.note(fmt.Sprintf("this shard released its burst %s after the common instant (start + %s): its connections were not ready in time; give %s more time",
+			ms(late), p.Idle, e.opt.name("Burst.Idle")))
 	}
-	if len(added) > 0 {
-		m.AddedP50, m.AddedP99, m.AddedMax = quantile(added, 0.5), quantile(added, 0.99), added[len(added)-1]
-	}
+	m := burstPhase(burst)
+	m.RealtimeRelease, m.Idle, m.TailPlanned = realtime, p.Idle, p.Tail
+	m.TailPlannedRate = p.TailRate / float64(max(p.Shard.N, 1))
 	if tail := c.Phase("tail"); len(tail) > 0 {
 		tt := tally(tail)
 		m.TailSent, m.TailAdmitted, m.TailSpan, m.TailCutShort = tt.Total, tt.Admitted, tailSpan, tailCut
@@ -123,8 +132,14 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 			m.TailRate = float64(tt.Admitted) / tailSpan.Seconds()
 		}
 	}
+	return m.report(c.Metrics.Summary()), nil
+}
+
+// report is burst's table and verdict for its metrics (shared by a merged
+// sharded run).
+func (m BurstMetrics) report(s Summary) Report {
 	verdict := fmt.Sprintf("burst of %d after %s idle: %d admitted (%d delayed), %d rejected; released within %s",
-		m.Size, p.Idle, m.Admitted, m.Delayed, m.Rejected, ms(m.SendSpread))
+		m.Size, m.Idle, m.Admitted, m.Delayed, m.Rejected, ms(m.SendSpread))
 	rows := [][]string{
 		{"burst size", fmt.Sprint(m.Size)},
 		{"admitted", fmt.Sprint(m.Admitted)},
@@ -141,13 +156,43 @@ func (p Burst) Run(ctx context.Context, e *Engine, c *Collector) (Report, error)
 		{"send spread (first to last)", ms(m.SendSpread) + releasePriority(m.RealtimeRelease)},
 	}...)
 	if m.TailSent > 0 {
-		over := fmt.Sprint(p.Tail)
+		over := fmt.Sprint(m.TailPlanned)
 		if m.TailCutShort {
-			over = fmt.Sprintf("the %.2f s spent before the run was cut short (of %s planned)", m.TailSpan.Seconds(), p.Tail)
+			over = fmt.Sprintf("the %.2f s spent before the run was cut short (of %s planned)", m.TailSpan.Seconds(), m.TailPlanned)
 		}
-		rows = append(rows, []string{"recovery: admitted rate", fmt.Sprintf("%.1f/s of %g/s sent over %s", m.TailRate, p.TailRate, over)})
+		rows = append(rows, []string{"recovery: admitted rate", fmt.Sprintf("%.1f/s of %g/s sent over %s", m.TailRate, m.TailPlannedRate, over)})
 	}
-	return Report{Profile: "burst", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Burst: &m}, Summary: c.Metrics.Summary()}, nil
+	return Report{Profile: "burst", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Burst: &m}, Summary: s}
+}
+
+// burstPhase is what the burst's own requests show: the counts, the send
+// spread, the added latencies and how many of them count as delayed.
+func burstPhase(burst []*Result) BurstMetrics { return burstPhaseOf([][]*Result{burst}) }
+
+// burstPhaseOf is burstPhase over the bursts of several shards released at
+// one instant: counted and spread together, but each shard's added
+// latency is over its own fastest answer and its own noise, since the
+// shards' round trips differ (other hosts, other networks).
+func burstPhaseOf(shards [][]*Result) BurstMetrics {
+	burst := slices.Concat(shards...)
+	t := tally(burst)
+	m := BurstMetrics{Size: len(burst), Admitted: t.Admitted, Rejected: t.Rejected, Errors: t.Errors, Other: t.Other,
+		Statuses: statusCounts(burst), SendSpread: spread(burst)}
+	var added []time.Duration
+	for _, rs := range shards {
+		added = append(added, addedLatencies(rs)...)
+		m.DelayThreshold = max(m.DelayThreshold, delayThreshold(rs))
+	}
+	slices.Sort(added)
+	for _, a := range added {
+		if a > m.DelayThreshold {
+			m.Delayed++
+		}
+	}
+	if len(added) > 0 {
+		m.AddedP50, m.AddedP99, m.AddedMax = quantile(added, 0.5), quantile(added, 0.99), added[len(added)-1]
+	}
+	return m
 }
 
 func releasePriority(realtime bool) string {

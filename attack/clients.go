@@ -25,6 +25,9 @@ type Clients struct {
 	Bin time.Duration
 	// KeyPerClient sends each client's number as its key (with --key-header).
 	KeyPerClient bool
+	// Shard, when set, runs this shard's share of the N clients (clients
+	// K, K+N, …, numbered as in the whole run).
+	Shard Shard
 }
 
 func (p Clients) Name() string {
@@ -69,13 +72,14 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 		p.Cap = 10 * time.Second
 	}
 	start := e.Now()
-	finish := make([]time.Duration, p.N)
+	n := p.Shard.Share(p.N)
+	finish := make([]time.Duration, n)
 	var wg sync.WaitGroup
-	for i := range p.N {
+	for j := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			finish[i] = p.client(ctx, e, i+1) - start
+			finish[j] = p.client(ctx, e, p.Shard.nth(j)+1) - start
 		}()
 	}
 	wg.Wait()
@@ -84,7 +88,7 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 	e.Wait()
 
 	rs := c.Results()
-	m := ClientsMetrics{Clients: p.N, Goal: p.Goal, Attempts: len(rs), Bin: p.Bin, Elapsed: end - start, CutShort: cut}
+	m := ClientsMetrics{Clients: n, Goal: p.Goal, Attempts: len(rs), Bin: p.Bin, Elapsed: end - start, CutShort: cut}
 	if m.Elapsed > 0 {
 		m.MeanRate = float64(m.Attempts) / m.Elapsed.Seconds()
 	}
@@ -107,28 +111,41 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 	}
 	var partial bool
 	m.AttemptRate, partial = binRates(rs, p.Bin, end)
-	for i, v := range m.AttemptRate {
-		// A last, partial bin may hold too few attempts for a peak.
-		if !partial || i < len(m.AttemptRate)-1 || len(m.AttemptRate) == 1 {
-			m.PeakRate = max(m.PeakRate, v)
+	m.PeakRate = peakRate(m.AttemptRate, partial)
+	return m.report(p.Name(), c.Metrics.Summary()), nil
+}
+
+// peakRate is the highest bin's rate; a last, partial bin may hold too few
+// attempts for a peak.
+func peakRate(rates []float64, partial bool) float64 {
+	peak := 0.0
+	for i, v := range rates {
+		if !partial || i < len(rates)-1 || len(rates) == 1 {
+			peak = max(peak, v)
 		}
 	}
+	return peak
+}
+
+// report is storm's or backoff's table and verdict for its metrics (shared
+// by a merged sharded run).
+func (m ClientsMetrics) report(name string, s Summary) Report {
 	verdict := fmt.Sprintf("%d %s clients wanting %d each: %d attempts for %d successes — amplification %.1f×; %d/%d finished",
-		p.N, p.Name(), p.Goal, m.Attempts, m.Successes, m.Amplification, m.Finished, p.N)
-	if cut {
+		m.Clients, name, m.Goal, m.Attempts, m.Successes, m.Amplification, m.Finished, m.Clients)
+	if m.CutShort {
 		verdict += fmt.Sprintf(" before the run was cut short at %.2f s", m.Elapsed.Seconds())
 	}
 	rows := [][]string{
-		{"clients × goal", fmt.Sprintf("%d × %d", p.N, p.Goal)},
+		{"clients × goal", fmt.Sprintf("%d × %d", m.Clients, m.Goal)},
 		{"attempts", fmt.Sprint(m.Attempts)},
 		{"successes", fmt.Sprint(m.Successes)},
 		{"amplification (attempts ÷ successes)", fmt.Sprintf("%.2f×", m.Amplification)},
-		{"clients finished", fmt.Sprintf("%d of %d", m.Finished, p.N)},
+		{"clients finished", fmt.Sprintf("%d of %d", m.Finished, m.Clients)},
 		{"time to finish p50 / p99", fmt.Sprintf("%.2f s / %.2f s", m.FinishP50.Seconds(), m.FinishP99.Seconds())},
 		{"attempt rate mean / peak", fmt.Sprintf("%.0f/s over %.2f s / %.0f/s", m.MeanRate, m.Elapsed.Seconds(), m.PeakRate)},
 		{"attempt rate over time", sparkline(m.AttemptRate)},
 	}
-	return Report{Profile: p.Name(), Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Clients: &m}, Summary: c.Metrics.Summary()}, nil
+	return Report{Profile: name, Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Clients: &m}, Summary: s}
 }
 
 // client runs one simulated client and returns when it reached its goal

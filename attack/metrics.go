@@ -158,3 +158,34 @@ func logBuckets(h *hdrhistogram.Histogram) []Bucket {
 // lateness above half a millisecond means the timing claims of the run
 // cannot be trusted to that precision.
 func (s Summary) Imprecise() bool { return s.Lateness.P99 > 500*time.Microsecond }
+
+// Merge adds o's aggregate to m exactly: the counts add up and the HDR
+// histograms merge bucket by bucket, so the percentiles are those of all
+// the requests together (the shards of one run, whose offsets share one
+// zero). o must not change meanwhile.
+func (m *Metrics) Merge(o *Metrics) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if o.Requests == 0 {
+		return
+	}
+	m.latency.Merge(o.latency)
+	m.lateness.Merge(o.lateness)
+	m.Requests += o.Requests
+	m.Admitted += o.Admitted
+	m.Rejected += o.Rejected
+	m.Errors += o.Errors
+	for k, v := range o.Statuses {
+		m.Statuses[k] += v
+	}
+	for k, v := range o.ErrorKinds {
+		m.ErrorKinds[k] += v
+	}
+	if m.FirstSent < 0 || o.FirstSent < m.FirstSent {
+		m.FirstSent = o.FirstSent
+	}
+	m.LastSent = max(m.LastSent, o.LastSent)
+	m.LastDone = max(m.LastDone, o.LastDone)
+}

@@ -29,6 +29,16 @@ type RunOptions struct {
 	// KeepResults keeps every result in RunResult.Results. Steady, whose
 	// runs can be huge, otherwise keeps only its aggregates.
 	KeepResults bool
+
+	// Shard runs only part K of N of the profile's plan (see Shard); the
+	// zero value runs all of it. The stream's header records it, with
+	// Header.RunID and Header.Host saying which run and which machine.
+	Shard Shard
+	// StartAt, when set, is the wall-clock instant the run starts at: Run
+	// waits for it precisely and makes it offset 0, so the shards of a run
+	// share their offsets (up to the hosts' clock offset). It must be in
+	// the future.
+	StartAt time.Time
 }
 
 // RunResult is what a run measured.
@@ -94,23 +104,44 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 	if opts.Request == nil {
 		return nil, configErr("RunOptions.Request", "no request to send: set RunOptions.Request (attack.NewRequest)")
 	}
+	p, err := shardProfile(p, opts.Shard)
+	if err != nil {
+		return nil, err
+	}
 	if v, ok := p.(Validator); ok {
 		if err := v.Validate(o); err != nil {
 			return nil, err
 		}
 	}
+	if !opts.StartAt.IsZero() && time.Until(opts.StartAt) <= 0 {
+		return nil, configErr("RunOptions.StartAt", "the start instant %s passed %s ago: give one in the future",
+			opts.StartAt.UTC().Format(time.RFC3339Nano), time.Since(opts.StartAt).Round(time.Millisecond))
+	}
 	col := NewCollector(opts.KeepResults || !aggregatesOnly(p))
 	sinks := []func(*Result){col.Add}
-	start := time.Now() // offset 0 of the run and the header's wall clock
 	var stream *Stream
 	if opts.Out != "" {
-		h := opts.Header
-		h.URL, h.Profile, h.Start = opts.Request.URL.String(), p.Name(), start
-		var err error
-		if stream, err = CreateStream(opts.Out, h); err != nil {
+		if stream, err = openStream(opts.Out); err != nil {
 			return nil, &ConfigError{Field: "RunOptions.Out", Msg: err.Error()}
 		}
 		sinks = append(sinks, stream.Add)
+	}
+	start, began := waitForStart(ctx, opts.StartAt) // offset 0 of the run and the header's wall clock
+	if stream != nil {
+		h := opts.Header
+		h.URL, h.Profile, h.Start = opts.Request.URL.String(), p.Name(), start
+		if !opts.StartAt.IsZero() {
+			// Every shard records the same instant, not its own reading of it.
+			h.Start, h.StartAt, h.BeganAt = opts.StartAt, opts.StartAt, began
+		}
+		if !opts.Shard.Whole() {
+			s := opts.Shard
+			h.Shard = &s
+		}
+		if err := stream.begin(h); err != nil {
+			stream.discard()
+			return nil, &ConfigError{Field: "RunOptions.Out", Msg: err.Error()}
+		}
 	}
 	eng := New(opts.Request, o, append(sinks, opts.Sinks...)...)
 	rep, runErr := p.Run(eng.BeginAt(ctx, start), eng, col)
@@ -161,6 +192,26 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 		return res, fmt.Errorf("%w: %s", ErrUntested, res.Untested)
 	}
 	return res, nil
+}
+
+// waitForStart waits for the wall-clock instant at (now when zero) and
+// returns the run's offset 0 — at itself, carrying a monotonic reading so
+// the run's offsets do not follow a clock step — and the instant the wait
+// actually ended. The budgets start only then. Cancelling ctx ends the
+// wait early; the run then sends nothing and says it was interrupted.
+func waitForStart(ctx context.Context, at time.Time) (start, began time.Time) {
+	if at.IsZero() {
+		now := time.Now()
+		return now, now
+	}
+	start = time.Now().Add(time.Until(at))
+	// On a pacing thread (fine timer slack, retired with it): the same
+	// precise clock every shard waits with.
+	onPacingThread(func() {
+		waitUntil(ctx, start)
+		began = time.Now()
+	})
+	return start, began
 }
 
 // aggregatesOnly reports whether p analyses the aggregates alone, so its

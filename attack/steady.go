@@ -14,6 +14,9 @@ type Steady struct {
 	Rate     float64 // requests per second; 0 = as fast as possible
 	Duration time.Duration
 	Conns    int // closed-loop connections when Rate is 0
+	// Shard, when set, keeps every N-th send of the one schedule (sends
+	// K-1, K-1+N, …), or its share of Conns closed-loop connections.
+	Shard Shard
 }
 
 func (Steady) Name() string { return "steady" }
@@ -29,6 +32,8 @@ type SteadyMetrics struct {
 	// time actually spent sending when the run was cut short (CutShort).
 	Span     time.Duration `json:"span_ns"`
 	CutShort bool          `json:"cut_short,omitempty"`
+	// Planned is the duration the plan asked for.
+	Planned time.Duration `json:"planned_ns,omitempty"`
 }
 
 func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
@@ -39,11 +44,12 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error
 	if p.Rate > 0 {
 		n := int(math.Round(p.Rate * p.Duration.Seconds()))
 		interval := 1 / p.Rate
-		e.Schedule(ctx, n, func(i int) Shot {
+		e.Schedule(ctx, p.Shard.ownedOf(n), func(j int) Shot {
+			i := p.Shard.nth(j) // the send's place in the whole run's schedule
 			return Shot{At: time.Duration(float64(i) * interval * float64(time.Second)), Phase: "steady"}
 		})
 	} else {
-		conns := max(p.Conns, 1)
+		conns := max(p.Shard.Share(p.Conns), 1)
 		end := time.Now().Add(p.Duration)
 		var wg sync.WaitGroup
 		for range conns {
@@ -61,7 +67,8 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error
 	}
 	// Sending stops at the plan's end, or when the run is cut short (a
 	// budget, Ctrl-C): then the rates are over the time really spent.
-	m := SteadyMetrics{TargetRate: p.Rate, Span: p.Duration}
+	// A shard's target is its part of the whole rate.
+	m := SteadyMetrics{TargetRate: p.Rate / float64(max(p.Shard.N, 1)), Span: p.Duration, Planned: p.Duration}
 	if ctx.Err() != nil || p.Rate == 0 {
 		m.Span = min(p.Duration, e.Now()-begin)
 		m.CutShort = ctx.Err() != nil
@@ -75,15 +82,21 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error
 		}
 		m.RejectedPct = 100 * float64(s.Rejected) / float64(s.Requests)
 	}
+	return m.report(p.Duration, s), nil
+}
+
+// report is steady's table and verdict for its metrics and summary over a
+// plan of planned (shared by a merged sharded run).
+func (m SteadyMetrics) report(planned time.Duration, s Summary) Report {
 	verdict := fmt.Sprintf("sent %.1f/s, admitted %.1f/s, rejected %.1f%%", m.AchievedRate, m.AdmittedRate, m.RejectedPct)
 	if m.CutShort {
-		verdict += fmt.Sprintf("; cut short after %.2f s of %s planned: rates over the time spent", m.Span.Seconds(), p.Duration)
+		verdict += fmt.Sprintf("; cut short after %.2f s of %s planned: rates over the time spent", m.Span.Seconds(), planned)
 	}
 	if m.Imprecise {
 		verdict += fmt.Sprintf(" — imprecise: sends were up to %s late (p99)", ms(s.Lateness.P99))
 	}
 	rows := [][]string{
-		{"target rate", rateOrMax(p.Rate)},
+		{"target rate", rateOrMax(m.TargetRate)},
 		{"achieved rate", fmt.Sprintf("%.1f/s", m.AchievedRate)},
 		{"admitted rate", fmt.Sprintf("%.1f/s over %.2f s", m.AdmittedRate, m.Span.Seconds())},
 		{"rejected", fmt.Sprintf("%d (%.1f%%)", s.Rejected, m.RejectedPct)},
@@ -92,7 +105,7 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error
 		{"pacing error p50 / p99", ms(s.Lateness.P50) + " / " + ms(s.Lateness.P99)},
 	}
 	rows = append(rows, statusRows(s.Statuses)...)
-	return Report{Profile: "steady", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Steady: &m}, Summary: s}, nil
+	return Report{Profile: "steady", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Steady: &m}, Summary: s}
 }
 
 func rateOrMax(r float64) string {

@@ -25,6 +25,21 @@ type StreamHeader struct {
 	Profile string            `json:"profile,omitempty"`
 	Options map[string]string `json:"options,omitempty"`
 	Start   time.Time         `json:"start"` // wall clock of offset 0
+
+	// A shard of a run split across processes or machines (README: "Beyond
+	// one machine") says which part it is and of what. Absent for a whole
+	// run, so a file written before sharding reads the same.
+	//
+	// RunID is shared by every shard of one run; Shard is this one's part.
+	RunID string `json:"run_id,omitempty"`
+	Shard *Shard `json:"shard,omitempty"`
+	// Host is the machine (the pod, in Kubernetes) that ran it.
+	Host string `json:"host,omitempty"`
+	// StartAt is the common instant the run was told to start at (then
+	// also Start); BeganAt is when this process's wait for it actually
+	// ended, on its own clock.
+	StartAt time.Time `json:"start_at,omitzero"`
+	BeganAt time.Time `json:"began_at,omitzero"`
 }
 
 // StreamEnd is the last line of a complete results file; an interrupted run
@@ -113,22 +128,47 @@ type Stream struct {
 
 // CreateStream creates (truncates) path and writes the header line.
 func CreateStream(path string, h StreamHeader) (*Stream, error) {
+	s, err := openStream(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.begin(h); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openStream creates the file without writing anything yet: a run that
+// waits for its start instant learns at once that it cannot write, and
+// writes its header (with the instant it began) after the wait.
+func openStream(path string) (*Stream, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write results to %s: %w", path, err)
 	}
+	return &Stream{f: f, w: bufio.NewWriterSize(f, 64<<10), ch: make(chan *Result, 8192), done: make(chan struct{})}, nil
+}
+
+// begin writes the header line and starts the writer; on error the file
+// is closed.
+func (s *Stream) begin(h StreamHeader) error {
 	h.Type, h.Schema, h.Tool = "header", StreamSchema, "ratecheck"
-	s := &Stream{f: f, w: bufio.NewWriterSize(f, 64<<10), ch: make(chan *Result, 8192), done: make(chan struct{})}
 	if err := s.writeLine(h); err != nil {
-		f.Close()
-		return nil, err
+		s.f.Close()
+		return err
 	}
 	if err := s.w.Flush(); err != nil {
-		f.Close()
-		return nil, err
+		s.f.Close()
+		return err
 	}
 	go s.loop()
-	return s, nil
+	return nil
+}
+
+// discard closes and removes a stream whose run never began.
+func (s *Stream) discard() {
+	s.f.Close()
+	os.Remove(s.f.Name())
 }
 
 type resultLine struct {
@@ -236,14 +276,48 @@ type Recorded struct {
 }
 
 // ReadStream reads a results file, keeping everything before a damaged
-// tail (a run killed mid-write).
+// tail (a run killed mid-write). It holds every result in memory; a
+// StreamReader reads one at a time.
 func ReadStream(r io.Reader) (*Recorded, error) {
+	sr, err := NewStreamReader(r)
+	if err != nil {
+		return nil, err
+	}
+	rec := &Recorded{Header: sr.Header}
+	for {
+		res, ok := sr.Next()
+		if !ok {
+			break
+		}
+		rec.Results = append(rec.Results, *res)
+	}
+	if err := sr.Err(); err != nil {
+		return nil, err
+	}
+	rec.End, rec.Truncated = sr.End, sr.Truncated
+	return rec, nil
+}
+
+// StreamReader reads a results file one result at a time, in constant
+// memory: the header first, then Next until it reports false, then End
+// (nil for an interrupted run), Truncated and Err.
+type StreamReader struct {
+	Header    StreamHeader
+	End       *StreamEnd
+	Truncated bool // the last line was cut mid-write
+
+	sc   *bufio.Scanner
+	line int
+	err  error
+}
+
+// NewStreamReader reads the header, which must be the first record.
+func NewStreamReader(r io.Reader) (*StreamReader, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	rec := &Recorded{}
-	line := 0
+	s := &StreamReader{sc: sc}
 	for sc.Scan() {
-		line++
+		s.line++
 		b := sc.Bytes()
 		if len(b) == 0 {
 			continue
@@ -252,48 +326,71 @@ func ReadStream(r io.Reader) (*Recorded, error) {
 			Type string `json:"type"`
 		}
 		if err := json.Unmarshal(b, &probe); err != nil {
-			if line == 1 {
-				return nil, fmt.Errorf("line 1: not a ratecheck results file: %w", err)
-			}
-			rec.Truncated = true
-			break
+			return nil, fmt.Errorf("line %d: not a ratecheck results file: %w", s.line, err)
 		}
-		switch probe.Type {
-		case "header":
-			if err := json.Unmarshal(b, &rec.Header); err != nil {
-				return nil, fmt.Errorf("line %d: bad header: %w", line, err)
-			}
-			if rec.Header.Schema > StreamSchema {
-				return nil, fmt.Errorf("results schema %d is newer than this ratecheck understands (%d): upgrade ratecheck", rec.Header.Schema, StreamSchema)
-			}
-		case "result":
-			var res Result
-			if err := json.Unmarshal(b, &res); err != nil {
-				return nil, fmt.Errorf("line %d: bad result: %w", line, err)
-			}
-			rec.Results = append(rec.Results, res)
-		case "end":
-			rec.End = &StreamEnd{}
-			if err := json.Unmarshal(b, rec.End); err != nil {
-				return nil, fmt.Errorf("line %d: bad end record: %w", line, err)
-			}
-			if o := rec.End.Outcome; o != nil && o.Profile == "" {
-				o.Profile = rec.Header.Profile
-				if err := o.decodeMetrics(o.Profile); err != nil {
-					return nil, fmt.Errorf("line %d: bad end record: %w", line, err)
-				}
-			}
-		default:
-			if line == 1 {
-				return nil, errors.New("line 1: not a ratecheck results file (no header record)")
-			}
+		if probe.Type != "header" {
+			return nil, fmt.Errorf("line %d: not a ratecheck results file (no header record)", s.line)
 		}
+		if err := json.Unmarshal(b, &s.Header); err != nil {
+			return nil, fmt.Errorf("line %d: bad header: %w", s.line, err)
+		}
+		if s.Header.Schema > StreamSchema {
+			return nil, fmt.Errorf("results schema %d is newer than this ratecheck understands (%d): upgrade ratecheck", s.Header.Schema, StreamSchema)
+		}
+		return s, nil
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	if rec.Header.Type != "header" {
-		return nil, errors.New("not a ratecheck results file: no header record")
-	}
-	return rec, nil
+	return nil, errors.New("not a ratecheck results file: no header record")
 }
+
+// Next returns the next result; false at the end of the file, at its end
+// record, at a damaged tail, or on an error (Err).
+func (s *StreamReader) Next() (*Result, bool) {
+	for s.err == nil && s.End == nil && !s.Truncated && s.sc.Scan() {
+		s.line++
+		b := s.sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var probe struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(b, &probe); err != nil {
+			s.Truncated = true
+			return nil, false
+		}
+		switch probe.Type {
+		case "result":
+			var res Result
+			if err := json.Unmarshal(b, &res); err != nil {
+				s.err = fmt.Errorf("line %d: bad result: %w", s.line, err)
+				return nil, false
+			}
+			return &res, true
+		case "end":
+			end := &StreamEnd{}
+			if err := json.Unmarshal(b, end); err != nil {
+				s.err = fmt.Errorf("line %d: bad end record: %w", s.line, err)
+				return nil, false
+			}
+			if o := end.Outcome; o != nil && o.Profile == "" {
+				o.Profile = s.Header.Profile
+				if err := o.decodeMetrics(o.Profile); err != nil {
+					s.err = fmt.Errorf("line %d: bad end record: %w", s.line, err)
+					return nil, false
+				}
+			}
+			s.End = end
+			return nil, false
+		}
+	}
+	if s.err == nil {
+		s.err = s.sc.Err()
+	}
+	return nil, false
+}
+
+// Err is the first error reading the file (a damaged tail is not one).
+func (s *StreamReader) Err() error { return s.err }

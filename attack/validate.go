@@ -61,12 +61,17 @@ func (p Burst) Validate(o Options) error {
 	if err := positive(o, "Burst.K", p.K >= 1, "≥ 1"); err != nil {
 		return err
 	}
-	if err := atOnce(o, "Burst.K", p.K); err != nil {
+	// A shard holds only its share of the burst open.
+	k := p.Shard.Share(p.K)
+	if err := atOnce(o, "Burst.K", k); err != nil {
 		return err
 	}
-	if p.K > o.MaxRequests {
+	if k > o.MaxRequests {
 		return configErr("Burst.K", "%s %d is more than the request budget %s %d: raise %s or lower %s",
-			o.name("Burst.K"), p.K, o.name("Options.MaxRequests"), o.MaxRequests, o.name("Options.MaxRequests"), o.name("Burst.K"))
+			o.name("Burst.K"), k, o.name("Options.MaxRequests"), o.MaxRequests, o.name("Options.MaxRequests"), o.name("Burst.K"))
+	}
+	if p.K < max(p.Shard.N, 1) {
+		return configErr("Burst.K", "%s %d cannot be split into %d shards: each must release at least one request", o.name("Burst.K"), p.K, p.Shard.N)
 	}
 	for _, c := range []struct {
 		field string
@@ -88,6 +93,16 @@ func (p Boundary) Validate(o Options) error {
 	}
 	if err := positive(o, "Boundary.Window", p.Window >= 0, "≥ 0 (0 = learn it)"); err != nil {
 		return err
+	}
+	if !p.Shard.Whole() {
+		if p.Limit == 0 || p.Window == 0 {
+			return configErr("Boundary.Limit", "a sharded boundary run needs %s and %s: each shard sends its share of the volleys of L, and no shard can learn L or W alone while the others spend the same quota",
+				o.name("Boundary.Limit"), o.name("Boundary.Window"))
+		}
+		if p.Limit < p.Shard.N {
+			return configErr("Boundary.Limit", "%s %d cannot be split into %d shards: each volley needs at least one request per shard", o.name("Boundary.Limit"), p.Limit, p.Shard.N)
+		}
+		return straddleFits(o, p.Shard.Share(p.Limit))
 	}
 	if p.Limit > 0 {
 		return straddleFits(o, p.Limit)
@@ -114,5 +129,8 @@ func (p Clients) Validate(o Options) error {
 	if err := positive(o, "Clients.Goal", p.Goal >= 1, "≥ 1"); err != nil {
 		return err
 	}
-	return atOnce(o, "Clients.N", p.N)
+	if p.N < max(p.Shard.N, 1) {
+		return configErr("Clients.N", "%s %d cannot be split into %d shards: each needs at least one client", o.name("Clients.N"), p.N, p.Shard.N)
+	}
+	return atOnce(o, "Clients.N", p.Shard.Share(p.N))
 }

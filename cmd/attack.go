@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -31,6 +32,8 @@ type attackFlags struct {
 	cap      time.Duration
 	noRA     bool
 	maxConns int
+	shards   shardFlags   // attack only
+	shard    attack.Shard // resolved from shards before buildProfile
 }
 
 func newAttackCmd() *cobra.Command {
@@ -50,16 +53,23 @@ Profiles:
   boundary  the fixed-window straddle: L just before a boundary, L just after
   storm     --clients naive clients retrying at once until --goal successes
   backoff   the same clients with full-jitter exponential backoff, honouring
-            Retry-After unless --no-retry-after`,
+            Retry-After unless --no-retry-after
+
+Beyond one machine: --shard K/N --start-at TIME runs part K of N of the plan,
+starting on a common wall-clock instant; run every shard (on N hosts, or N
+processes) and merge their streams with 'ratecheck report'. 'ratecheck kube
+job' prints a Kubernetes Indexed Job that does it.`,
 		Example: `  ratecheck attack --profile boundary 'builtin:fixed_window?limit=20&window=2s'
   ratecheck attack --profile burst --burst 100 --idle 3s --tail 5s http://127.0.0.1:8080/
   ratecheck attack --profile steady --rate 50/s --duration 10s -o json http://127.0.0.1:8080/
   ratecheck attack --profile storm --clients 50 --goal 5 'builtin:token_bucket?rate=50/s&burst=10'
-  ratecheck attack --profile backoff --clients 50 --goal 5 'builtin:token_bucket?rate=50/s&burst=10'`,
+  ratecheck attack --profile backoff --clients 50 --goal 5 'builtin:token_bucket?rate=50/s&burst=10'
+  ratecheck attack --profile burst --burst 400 --idle 1s --shard 2/4 --start-at 2026-12-01T10:00:00Z --out run-2.jsonl http://10.0.0.5/`,
 		Args: exactArgs(1, "a TARGET (URL or builtin:...)"),
 		RunE: func(c *cobra.Command, args []string) error { return runAttack(c, &f, args[0]) },
 	}
 	f.register(c)
+	f.shards.register(c)
 	registerTargetFlags(c)
 	registerOutputFlags(c)
 	f.registerProfileFlags(c, profileDefaults{profileUsage: " (required)", burst: 100, idle: 3 * time.Second})
@@ -86,6 +96,8 @@ var flagNames = map[string]string{
 	"Clients.N":           "--clients",
 	"Clients.Goal":        "--goal",
 	"RunOptions.Out":      "--out",
+	"RunOptions.Shard":    "--shard",
+	"RunOptions.StartAt":  "--start-at",
 }
 
 // flagName is attack.Options.Names for the command line.
@@ -155,6 +167,9 @@ func (f *attackFlags) buildProfile() (attack.Profile, bool, error) {
 	if f.maxConns < 0 {
 		return nil, false, usageErr("--max-conns must be ≥ 1")
 	}
+	if !f.shard.Whole() { // a shard holds only its part open
+		p = p.(attack.Shardable).Sharded(f.shard)
+	}
 	if v, ok := p.(attack.Validator); ok {
 		if err := v.Validate(f.options()); err != nil {
 			return nil, false, usageErr("%w", err)
@@ -176,6 +191,11 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
+	plan, err := f.shards.resolve(c, spec, time.Now(), os.Getenv)
+	if err != nil {
+		return err
+	}
+	f.shard = plan.shard
 	prof, _, err := f.buildProfile()
 	if err != nil {
 		return err
@@ -195,8 +215,9 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxDuration)
 	res, err := attack.Run(ctx, prof, attack.RunOptions{
 		Options: f.options(), Request: req, Out: path,
-		Header: attack.StreamHeader{Command: "attack", Target: spec, Options: opts},
+		Header: attack.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.runID, Host: hostname()},
 		Sinks:  []func(*attack.Result){prog.Add},
+		Shard:  plan.shard, StartAt: plan.startAt,
 	})
 	prog.Stop()
 	if res == nil { // nothing was sent: the flags or --out are at fault

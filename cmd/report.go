@@ -31,12 +31,17 @@ the stream's end record). Several files are shown side by side.
 An interrupted stream (no end record) is rendered up to its last complete
 line, and says so.
 
+The streams of the shards of one sharded run (attack --shard K/N) are merged
+into one run: one verdict, merged histograms, a table of the shards. Streams
+of different runs, or a missing shard, are refused (exit 2).
+
 --expect KEY=VALUE (repeatable; as in 'ratecheck check') evaluates
 expectations against the recorded probe(s) offline, with check's exit codes.`,
 		Example: `  ratecheck report ratecheck-probe-20261129-190000.jsonl
   ratecheck report probe.jsonl --html probe.html --junit probe.xml
   ratecheck report runs/ratecheck-compare-*.jsonl --html compare.html
-  ratecheck report probe.jsonl --expect family=token_bucket --expect 'rate=10/s±10%'`,
+  ratecheck report probe.jsonl --expect family=token_bucket --expect 'rate=10/s±10%'
+  ratecheck report run-1.jsonl run-2.jsonl run-3.jsonl run-4.jsonl --html run.html`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("report needs at least one RESULTS file (a .jsonl results stream); see '%s --help'", c.CommandPath())
@@ -58,6 +63,12 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 	exps, err := expect.ParseAll(expects)
 	if err != nil {
 		return usageErr("--expect: %v", err)
+	}
+	if merged, err := mergeIfSharded(paths); err != nil || merged != nil {
+		if err != nil {
+			return err
+		}
+		return renderMerged(c, output, len(exps) > 0, merged)
 	}
 	var runs []report.Run
 	var recs []*attack.Recorded

@@ -89,6 +89,15 @@ type Run struct {
 	// Error says why the target could not be tested.
 	Error string `json:"error,omitempty"`
 
+	// A run split into shards (README: "Beyond one machine") and merged:
+	// the run id the shards share, the instant they were told to start
+	// at, each shard as its stream recorded it, and the spread of the
+	// instants they actually began.
+	RunID       string                `json:"run_id,omitempty"`
+	StartAt     time.Time             `json:"start_at,omitzero"`
+	Shards      []attack.ShardSummary `json:"shards,omitempty"`
+	StartSpread time.Duration         `json:"start_spread_ns,omitempty"`
+
 	// Rows are an attack profile's table rows, for text and HTML.
 	Rows [][]string `json:"-"`
 	// Results are every request, ordered by send time, for the HTML
@@ -216,6 +225,30 @@ func AttackFromStream(rec *attack.Recorded, path string) Run {
 	r.Complete = rec.End != nil && rec.End.Stopped == ""
 	if rec.End == nil || rec.End.Stopped != "" {
 		r.Stopped = "interrupted"
+	}
+	return r
+}
+
+// MergedRun builds the one run the shards of a sharded run make together
+// (attack.MergeShards). Its Results are a sample when the run is large;
+// the summary is every request's.
+func MergedRun(m *attack.Merged) Run {
+	h := m.Header
+	r := Run{Target: h.Target, URL: h.URL, Kind: "attack", Profile: h.Profile, Start: h.Start, Complete: m.Stopped == "",
+		Stopped: m.Stopped, Results: m.Sample, Summary: m.Summary, Verdict: m.Report.Verdict, Rows: m.Report.Rows,
+		Notes: slices.Clone(m.Notes), ElapsedS: m.Elapsed.Seconds(), RunID: m.RunID, StartAt: h.StartAt,
+		Shards: m.Shards, StartSpread: m.StartSpread}
+	if m.Concluded {
+		r.Metrics = m.Report.Metrics
+	}
+	files := make([]string, len(m.Shards))
+	for i, s := range m.Shards {
+		files[i] = s.File
+	}
+	r.ResultsFile = strings.Join(files, ", ")
+	r.RTT = probe.MinRTT(r.Results)
+	if m.Sampled {
+		r.Notes = append(r.Notes, fmt.Sprintf("the charts draw an even sample of %d of the %d requests; the counts and percentiles are every request's", len(m.Sample), m.Summary.Requests))
 	}
 	return r
 }

@@ -101,3 +101,20 @@ func TestFromStreamAttack(t *testing.T) {
 		t.Error("compare --profile burst is not a probe")
 	}
 }
+
+// A merged sharded run's page counts every request, not the sample it
+// draws, and names its shards.
+func TestHTMLOfMergedRunCountsEveryRequest(t *testing.T) {
+	m := &attack.Merged{RunID: "r9", Header: attack.StreamHeader{Command: "attack", Target: "t", URL: "u", Profile: "steady"},
+		Shards:  []attack.ShardSummary{{Shard: attack.Shard{K: 1, N: 2}, Host: "h1", Requests: 3, Complete: true}, {Shard: attack.Shard{K: 2, N: 2}, Host: "h2", Requests: 3, Complete: true}},
+		Summary: attack.Summary{Requests: 6, Admitted: 6, Statuses: map[int]int{200: 6}},
+		Sample:  []attack.Result{{Seq: 1, Status: 200, Done: 1000}, {Seq: 2, Status: 200, Sent: 10, Done: 2000}}, Sampled: true}
+	var b strings.Builder
+	if err := WriteHTML(&b, NewDocument("dev", "attack", "steady", MergedRun(m))); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if !strings.Contains(page, `data-metric="requests">6<`) || !strings.Contains(page, "shard 2/2") || !strings.Contains(page, "run r9") {
+		t.Errorf("page lacks the merged counts or the shards")
+	}
+}

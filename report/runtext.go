@@ -71,6 +71,9 @@ func RunText(w io.Writer, r *Run) {
 	if r.Stopped != "" {
 		Interrupted(w, r.Stopped)
 	}
+	if len(r.Shards) > 0 {
+		shardsText(w, r)
+	}
 	if r.Inference != nil {
 		Inference(w, r.Target, *r.Inference, r.Summary.Requests, r.ElapsedS, r.Notes)
 		if r.Grade != nil {
@@ -102,4 +105,20 @@ func RunText(w io.Writer, r *Run) {
 
 func durMS(d time.Duration) string {
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
+
+// shardsText is a merged run's table of shards.
+func shardsText(w io.Writer, r *Run) {
+	fmt.Fprintf(w, "run %s: %d shards, told to start at %s; they began within %s of each other\n",
+		r.RunID, len(r.Shards), r.StartAt.UTC().Format(time.RFC3339Nano), durMS(r.StartSpread))
+	rows := make([][]string, len(r.Shards))
+	for i, s := range r.Shards {
+		state := "complete"
+		if !s.Complete {
+			state = "interrupted"
+		}
+		rows[i] = []string{s.Shard.String(), orDash(s.Host), s.BeganAt.UTC().Format("15:04:05.000000"), "+" + durMS(s.Late),
+			fmt.Sprint(s.Requests), state, s.File}
+	}
+	_ = Table(w, []string{"shard", "host", "began at (UTC)", "after start", "requests", "stream", "file"}, rows)
 }

@@ -1,0 +1,197 @@
+package cmd
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+// decodeJob strictly decodes a manifest into the batch/v1 Job type: a field
+// the schema does not have is an error.
+func decodeJob(t *testing.T, manifest string) *batchv1.Job {
+	t.Helper()
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(manifest), &job); err != nil {
+		t.Fatalf("the manifest is not a batch/v1 Job: %v\n%s", err, manifest)
+	}
+	return &job
+}
+
+func argAfter(args []string, flag string) string {
+	if i := slices.Index(args, flag); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
+}
+
+// The manifest is a valid Indexed Job whose pods each run one shard of the
+// attack, starting on one concrete instant, bounded and unprivileged.
+func TestKubeJobIsAnIndexedJobOfShards(t *testing.T) {
+	before := time.Now()
+	code, out, errs := runCmd(t, "kube", "job", "--shards", "8", "--start-in", "60s", "--image", "reg.example/ratecheck:v1", "--namespace", "load",
+		"--", "attack", "--profile", "steady", "--rate", "40000/s", "--duration", "60s", "http://gateway.internal/")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	job := decodeJob(t, out)
+	s := job.Spec
+	if job.APIVersion != "batch/v1" || job.Kind != "Job" || job.Namespace != "load" || !strings.HasPrefix(job.Name, "ratecheck-") {
+		t.Errorf("type/meta %+v %+v", job.TypeMeta, job.ObjectMeta)
+	}
+	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 8 || *s.Parallelism != 8 {
+		t.Errorf("not an Indexed Job of 8: mode %v completions %v parallelism %v", s.CompletionMode, s.Completions, s.Parallelism)
+	}
+	// start-in 60 s + the attack's default time budget 2 min + grace 1 min
+	if *s.BackoffLimit != 0 || *s.ActiveDeadlineSeconds != 240 {
+		t.Errorf("backoffLimit %d, activeDeadlineSeconds %d", *s.BackoffLimit, *s.ActiveDeadlineSeconds)
+	}
+	pod := s.Template.Spec
+	if pod.RestartPolicy != corev1.RestartPolicyNever || pod.SecurityContext == nil || !*pod.SecurityContext.RunAsNonRoot || len(pod.Containers) != 1 {
+		t.Fatalf("pod spec %+v", pod)
+	}
+	c := pod.Containers[0]
+	if c.Image != "reg.example/ratecheck:v1" || c.SecurityContext == nil || *c.SecurityContext.AllowPrivilegeEscalation || !*c.SecurityContext.ReadOnlyRootFilesystem {
+		t.Errorf("container %+v", c)
+	}
+	if c.Resources.Limits.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() || !c.Resources.Limits.Cpu().Equal(*c.Resources.Requests.Cpu()) {
+		t.Errorf("resources %+v", c.Resources)
+	}
+	// --start-in became a concrete instant, 60 s from when the command ran.
+	at, err := time.Parse(time.RFC3339Nano, argAfter(c.Args, "--start-at"))
+	if err != nil || at.Before(before.Add(59*time.Second)) || at.After(time.Now().Add(61*time.Second)) {
+		t.Errorf("--start-at %q (%v)", argAfter(c.Args, "--start-at"), err)
+	}
+	if argAfter(c.Args, "--shard") != "auto/8" || argAfter(c.Args, "--out") != "/dev/stdout" || argAfter(c.Args, "--max-requests") != "300000" ||
+		argAfter(c.Args, "--run-id") != job.Labels["ratecheck/run-id"] || c.Args[0] != "attack" {
+		t.Errorf("args %q", c.Args)
+	}
+
+	// What pod 3 (index 2) runs: the attack command parses those args and
+	// resolves them to shard 3/8 on that instant.
+	ac := newAttackCmd()
+	if err := ac.ParseFlags(c.Args[1:]); err != nil {
+		t.Fatal(err)
+	}
+	var f shardFlags
+	f.shard, _ = ac.Flags().GetString("shard")
+	f.startAt, _ = ac.Flags().GetString("start-at")
+	f.runID, _ = ac.Flags().GetString("run-id")
+	env := map[string]string{"JOB_COMPLETION_INDEX": "2", "RATECHECK_SHARDS": "8"}
+	plan, err := f.resolve(ac, "http://gateway.internal/", before, func(k string) string { return env[k] })
+	if err != nil || plan.shard != (attack.Shard{K: 3, N: 8}) || !plan.startAt.Equal(at) || plan.runID != job.Labels["ratecheck/run-id"] {
+		t.Errorf("pod index 2 runs %+v (%v)", plan, err)
+	}
+}
+
+func TestKubeJobResultsOnAVolume(t *testing.T) {
+	code, out, errs := runCmd(t, "kube", "job", "--shards", "2", "--results", "pvc:runs", "--", "attack", "--profile", "burst", "--burst", "1000", "--max-conns", "2000", "https://api.internal/")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	pod := decodeJob(t, out).Spec.Template.Spec
+	c := pod.Containers[0]
+	if len(pod.Volumes) != 1 || pod.Volumes[0].PersistentVolumeClaim.ClaimName != "runs" || len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/results" ||
+		!strings.HasSuffix(argAfter(c.Args, "--out"), "-index-$(JOB_COMPLETION_INDEX).jsonl") {
+		t.Errorf("volume %+v, mounts %+v, args %q", pod.Volumes, c.VolumeMounts, c.Args)
+	}
+}
+
+func TestKubeJobRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shards", "4"}, "needs the attack after '--'"},
+		{[]string{"--shards", "0", "--", "attack", "http://x/"}, "--shards must be ≥ 1"},
+		{[]string{"--shards", "4", "--", "attack", "--shard", "1/4", "http://x/"}, "sets --shard: kube job sets it"},
+		{[]string{"--shards", "4", "--", "attack", "--profile", "burst", "builtin:none"}, "must be an http(s) URL"},
+		{[]string{"--shards", "4", "--", "attack", "--bogus", "http://x/"}, "unknown flag: --bogus"},
+		{[]string{"--shards", "4", "--cpu", "lots", "--", "attack", "--profile", "burst", "http://x/"}, "--cpu \"lots\""},
+		{[]string{"--shards", "4", "--", "attack", "--profile", "steady", "--rate", "1000/s", "--duration", "60s", "--max-requests", "100", "http://x/"}, "raise it to 15000"},
+	} {
+		code, _, errs := runCmd(t, append([]string{"kube", "job"}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 with %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// --shard specs that are not K/N with 1 ≤ K ≤ N are exit 2, as is a shard
+// without a common start or a sharded boundary without --limit/--window.
+func TestAttackShardFlagsRefused(t *testing.T) {
+	soon := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "0/3", "--start-at", soon}, "K counts from 1 to N=3"},
+		{[]string{"--shard", "4/3", "--start-at", soon}, "K counts from 1 to N=3"},
+		{[]string{"--shard", "a/b", "--start-at", soon}, "not K/N"},
+		{[]string{"--shard", "1/2"}, "needs --start-at"},
+		{[]string{"--shard", "auto", "--start-at", soon}, "$JOB_COMPLETION_INDEX"},
+		{[]string{"--start-at", "yesterday"}, "not an RFC 3339 instant"},
+		{[]string{"--start-at", "2001-01-01T00:00:00Z"}, "in the past"},
+		{[]string{"--profile", "boundary", "--shard", "1/2", "--start-at", soon}, "needs --limit and --window"},
+	} {
+		args := append([]string{"attack", "--profile", "burst", "--quiet", "--out", t.TempDir() + "/r.jsonl"}, c.args...)
+		code, _, errs := runCmd(t, append(args, "http://127.0.0.1:1/")...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 with %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// In a pod of the Job, the index maps to K = index+1.
+func TestShardFromJobCompletionIndex(t *testing.T) {
+	for _, c := range []struct {
+		flag string
+		env  map[string]string
+		want attack.Shard
+	}{
+		{"auto/4", map[string]string{"JOB_COMPLETION_INDEX": "0"}, attack.Shard{K: 1, N: 4}},
+		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "3", "RATECHECK_SHARDS": "4"}, attack.Shard{K: 4, N: 4}},
+		{"", map[string]string{"JOB_COMPLETION_INDEX": "1", "RATECHECK_SHARDS": "2"}, attack.Shard{K: 2, N: 2}},
+		{"", map[string]string{"JOB_COMPLETION_INDEX": "1"}, attack.Shard{}}, // a Job that is not ratecheck's sharding
+		{"2/3", map[string]string{"JOB_COMPLETION_INDEX": "0"}, attack.Shard{K: 2, N: 3}},
+	} {
+		f := shardFlags{shard: c.flag}
+		got, err := f.parseShard(func(k string) string { return c.env[k] })
+		if err != nil || got != c.want {
+			t.Errorf("--shard %q with %v: %v, %v; want %v", c.flag, c.env, got, err, c.want)
+		}
+	}
+	f := shardFlags{shard: "auto/4"}
+	if _, err := f.parseShard(func(k string) string { return map[string]string{"JOB_COMPLETION_INDEX": "4"}[k] }); err == nil {
+		t.Error("index 4 of 4 accepted")
+	}
+}
+
+// Every shard derives the same run id from its own command line; another
+// plan or another instant derives another.
+func TestDerivedRunIDIsSharedByTheShards(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	id := func(at time.Time, args ...string) string {
+		ac := newAttackCmd()
+		if err := ac.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		return deriveRunID(ac, "http://x/", at)
+	}
+	one := id(at, "--profile", "steady", "--rate", "100/s", "--shard", "1/4", "--out", "run-1.jsonl")
+	if two := id(at, "--out", "run-2.jsonl", "--shard", "2/4", "--rate", "100/s", "--profile", "steady", "--quiet"); two != one {
+		t.Errorf("shards 1 and 2 derive %s and %s", one, two)
+	}
+	if other := id(at, "--profile", "steady", "--rate", "200/s", "--shard", "1/4"); other == one {
+		t.Error("another rate derives the same id")
+	}
+	if later := id(at.Add(time.Second), "--profile", "steady", "--rate", "100/s", "--shard", "1/4"); later == one {
+		t.Error("another start instant derives the same id")
+	}
+}
