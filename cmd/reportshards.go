@@ -1,7 +1,6 @@
 package cmd
 
 import (
-
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/attack"
