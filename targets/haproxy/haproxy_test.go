@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/internal/testenv"
+	"github.com/ratecheck/ratecheck/targets/internal/proc"
 )
 
 // td is a config in the repository's testdata/haproxy.
@@ -201,7 +202,7 @@ func TestStopAndCancel(t *testing.T) {
 	cancel()
 	select {
 	case <-inst.Done():
-	case <-time.After(3 * stopGrace):
+	case <-time.After(3 * proc.StopGrace):
 		t.Fatal("cancelling the context did not stop haproxy")
 	}
 	assertGone(t, inst)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/targets/internal/proc"
 )
 
 // Staircase tolerance. A queued request is released by an nginx timer; the
@@ -504,7 +506,7 @@ func TestContextCancelStops(t *testing.T) {
 	cancel()
 	select {
 	case <-inst.Done():
-	case <-time.After(3 * stopGrace):
+	case <-time.After(3 * proc.StopGrace):
 		t.Fatal("cancelling the context did not stop nginx")
 	}
 	assertGone(t, inst)
