@@ -212,14 +212,8 @@ func parseCommaForm(c *dateCursor, name string, f commaForm, now time.Time) (htt
 	if err != nil {
 		return httpDate{}, err
 	}
-	if err := c.expect(" ", "SP after the year"); err != nil {
-		return httpDate{}, err
-	}
-	h, m, s, err := parseTimeOfDay(c)
+	h, m, s, err := parseSpacedTime(c, "the year", "the zone")
 	if err != nil {
-		return httpDate{}, err
-	}
-	if err := c.expect(" ", "SP before the zone"); err != nil {
 		return httpDate{}, err
 	}
 	if err := expectGMT(c); err != nil {
@@ -278,14 +272,8 @@ func parseAsctime(c *dateCursor, name string) (httpDate, error) {
 	if !ok {
 		return httpDate{}, fmt.Errorf("asctime-date day must be two digits or SP and one digit, found %q", truncate(c.rest(), 3))
 	}
-	if err := c.expect(" ", "SP after the day"); err != nil {
-		return httpDate{}, err
-	}
-	h, m, s, err := parseTimeOfDay(c)
+	h, m, s, err := parseSpacedTime(c, "the day", "the year")
 	if err != nil {
-		return httpDate{}, err
-	}
-	if err := c.expect(" ", "SP before the year"); err != nil {
 		return httpDate{}, err
 	}
 	year, err := c.fourDigitYear()
@@ -298,6 +286,19 @@ func parseAsctime(c *dateCursor, name string) (httpDate, error) {
 		}
 	}
 	return finishDate(c, formAsctime, wd, year, mon, day, h, m, s)
+}
+
+// parseSpacedTime: SP time-of-day SP, between the fields named after and
+// before (for messages).
+func parseSpacedTime(c *dateCursor, after, before string) (h, m, s int, err error) {
+	if err = c.expect(" ", "SP after "+after); err != nil {
+		return
+	}
+	if h, m, s, err = parseTimeOfDay(c); err != nil {
+		return
+	}
+	err = c.expect(" ", "SP before "+before)
+	return
 }
 
 // parseTimeOfDay: hour ":" minute ":" second, two digits each.
