@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,13 +66,7 @@ var freePort = proc.FreePort
 // directory is removed. A configuration that haproxy rejects yields a
 // *ConfigError.
 func Start(ctx context.Context, configPath string, opt Options) (inst *Instance, err error) {
-	if err := proc.PlatformCheck("haproxy"); err != nil {
-		return nil, err
-	}
-	if opt.StartTimeout <= 0 {
-		opt.StartTimeout = 5 * time.Second
-	}
-	bin, err := FindBinary(opt.Bin)
+	bin, err := proc.Preflight("haproxy", &opt.StartTimeout, func() (string, error) { return FindBinary(opt.Bin) })
 	if err != nil {
 		return nil, err
 	}
@@ -102,12 +95,7 @@ func Start(ctx context.Context, configPath string, opt Options) (inst *Instance,
 	}
 	defer func() {
 		if err != nil {
-			i.run.Abort()
-			if ce := (*ConfigError)(nil); errors.As(err, &ce) && opt.Keep {
-				ce.generated = i.ConfigPath
-			} else if opt.Keep {
-				err = fmt.Errorf("%w (generated config kept in %s)", err, dir)
-			}
+			err = proc.Failed(i.run, err, i.ConfigPath, func(ce *ConfigError, path string) { ce.generated = path })
 		}
 	}()
 	if i.run.Backend, err = proc.StartBackend(); err != nil {
@@ -160,25 +148,18 @@ func (i *Instance) Done() <-chan struct{} { return i.run.Done() }
 // check runs haproxy -c and turns a failure into a *ConfigError; its
 // warnings become notes.
 func (i *Instance) check(ctx context.Context, bin string, lm *lineMap) error {
-	tctx, cancel := context.WithTimeout(ctx, i.opt.StartTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(tctx, bin, "-c", "-f", i.ConfigPath)
-	cmd.Dir = i.Dir
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		i.Notes = append(i.Notes, lm.warnings(string(out))...)
+	out, refused, err := proc.CheckConfig(ctx, i.opt.StartTimeout, i.Dir, "haproxy -c", bin, "-c", "-f", i.ConfigPath)
+	if err != nil {
+		return err
+	}
+	if refused == nil {
+		i.Notes = append(i.Notes, lm.warnings(out)...)
 		return nil
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if tctx.Err() != nil {
-		return fmt.Errorf("haproxy -c did not finish within %v", i.opt.StartTimeout)
-	}
-	if ce := lm.configError(string(out)); ce != nil {
+	if ce := lm.configError(out); ce != nil {
 		return ce
 	}
-	return fmt.Errorf("haproxy -c failed (%v): %s", err, lm.translate(strings.TrimSpace(string(out))))
+	return fmt.Errorf("haproxy -c failed (%v): %s", refused, lm.translate(strings.TrimSpace(out)))
 }
 
 // launch starts haproxy in the foreground and waits until it answers.
@@ -193,46 +174,35 @@ func (i *Instance) launch(ctx context.Context, bin string, rp renderParams, lm *
 	cmd := exec.Command(bin, "-db", "-f", i.ConfigPath)
 	cmd.Dir = i.Dir
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	pr, err := proc.Start(cmd, "haproxy")
-	if err != nil {
+	fail, err := i.run.Launch(ctx, cmd, "haproxy", func(p *proc.Process) error {
+		i.Pid = p.Pid
+		return i.awaitReady(ctx, p, rp)
+	})
+	if err != nil || fail == nil {
 		return err
 	}
-	i.run.Proc, i.Pid = pr, pr.Pid
-
-	rerr := i.awaitReady(ctx, rp)
-	if rerr == nil {
-		return nil
-	}
-	exitedEarly := pr.HasExited()
-	_ = pr.Stop()
-	i.run.Proc = nil
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
 	text := lm.translate(strings.TrimSpace(proc.ReadTail(stderrPath, 0)))
-	se := &proc.StartError{Detail: text, InUse: errors.Is(rerr, proc.ErrAddrInUse) || strings.Contains(text, "Address already in use")}
+	se := &proc.StartError{Detail: text, InUse: errors.Is(fail.Ready, proc.ErrAddrInUse) || strings.Contains(text, "Address already in use")}
 	switch {
-	case exitedEarly:
-		se.Msg = fmt.Sprintf("haproxy exited during start-up (%v)", pr.WaitErr())
+	case fail.Exited:
+		se.Msg = fmt.Sprintf("haproxy exited during start-up (%v)", fail.WaitErr)
 	default:
-		se.Msg = fmt.Sprintf("haproxy did not answer on 127.0.0.1:%d within %v (%v)", rp.port, i.opt.StartTimeout, rerr)
+		se.Msg = fmt.Sprintf("haproxy did not answer on 127.0.0.1:%d within %v (%v)", rp.port, i.opt.StartTimeout, fail.Ready)
 	}
 	return se
 }
 
 // awaitReady polls ReadyPath, bounded by StartTimeout, until it answers with
 // this start's nonce.
-func (i *Instance) awaitReady(ctx context.Context, rp renderParams) error {
+func (i *Instance) awaitReady(ctx context.Context, p *proc.Process, rp renderParams) error {
 	client := proc.ReadyClient()
 	defer client.CloseIdleConnections()
 	url := fmt.Sprintf("http://127.0.0.1:%d%s", rp.port, ReadyPath)
-	return i.run.Proc.AwaitReady(ctx, i.opt.StartTimeout, func() (bool, error) {
-		resp, err := client.Get(url)
+	return p.AwaitReady(ctx, i.opt.StartTimeout, func() (bool, error) {
+		resp, err := proc.Get(client, url)
 		if err != nil {
 			return false, err
 		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		if resp.Header.Get(readyHeader) != rp.nonce {
 			// Someone else answers on this port: it is not ours.
 			return true, fmt.Errorf("another server answers on 127.0.0.1:%d: %w", rp.port, proc.ErrAddrInUse)

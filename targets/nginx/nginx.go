@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -130,13 +129,7 @@ var freePort = proc.FreePort
 // any error nothing is left running and, unless opt.Keep, the directory is
 // removed. A configuration that nginx rejects yields a *ConfigError.
 func Start(ctx context.Context, configPath string, opt Options) (inst *Instance, err error) {
-	if err := proc.PlatformCheck("nginx"); err != nil {
-		return nil, err
-	}
-	if opt.StartTimeout <= 0 {
-		opt.StartTimeout = 5 * time.Second
-	}
-	bin, err := FindBinary(opt.Bin)
+	bin, err := proc.Preflight("nginx", &opt.StartTimeout, func() (string, error) { return FindBinary(opt.Bin) })
 	if err != nil {
 		return nil, err
 	}
@@ -191,12 +184,7 @@ func Start(ctx context.Context, configPath string, opt Options) (inst *Instance,
 	}
 	defer func() {
 		if err != nil {
-			i.run.Abort()
-			if ce := (*ConfigError)(nil); errors.As(err, &ce) && opt.Keep {
-				ce.generated = i.ConfigPath
-			} else if opt.Keep {
-				err = fmt.Errorf("%w (generated config kept in %s)", err, dir)
-			}
+			err = proc.Failed(i.run, err, i.ConfigPath, func(ce *ConfigError, path string) { ce.generated = path })
 		}
 	}()
 
@@ -283,24 +271,14 @@ func (i *Instance) baseArgs(useE bool) []string {
 
 // test runs nginx -t and turns a failure into a *ConfigError.
 func (i *Instance) test(ctx context.Context, bin string, useE bool, lm *lineMap) error {
-	tctx, cancel := context.WithTimeout(ctx, i.opt.StartTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(tctx, bin, append([]string{"-t"}, i.baseArgs(useE)...)...)
-	cmd.Dir = i.Dir
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		return nil
+	out, refused, err := proc.CheckConfig(ctx, i.opt.StartTimeout, i.Dir, "nginx -t", bin, append([]string{"-t"}, i.baseArgs(useE)...)...)
+	if err != nil || refused == nil {
+		return err
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if tctx.Err() != nil {
-		return fmt.Errorf("nginx -t did not finish within %v", i.opt.StartTimeout)
-	}
-	if ce := lm.configError(string(out)); ce != nil {
+	if ce := lm.configError(out); ce != nil {
 		return ce
 	}
-	return fmt.Errorf("nginx -t failed (%v): %s", err, lm.translate(strings.TrimSpace(string(out))))
+	return fmt.Errorf("nginx -t failed (%v): %s", refused, lm.translate(strings.TrimSpace(out)))
 }
 
 var bindInUseRE = regexp.MustCompile(`bind\(\) to \S+ failed \(\d+: Address already in use\)`)
@@ -322,32 +300,23 @@ func (i *Instance) launch(ctx context.Context, bin string, useE bool, port int, 
 	cmd := exec.Command(bin, i.baseArgs(useE)...)
 	cmd.Dir = i.Dir
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	pr, err := proc.Start(cmd, "nginx")
-	if err != nil {
+	fail, err := i.run.Launch(ctx, cmd, "nginx", func(p *proc.Process) error {
+		i.Pid = p.Pid
+		return i.awaitReady(ctx, p, port, pidFile, stderr.Name())
+	})
+	if err != nil || fail == nil {
 		return err
-	}
-	i.run.Proc, i.Pid = pr, pr.Pid
-
-	rerr := i.awaitReady(ctx, port, pidFile, stderr.Name())
-	if rerr == nil {
-		return nil
-	}
-	exitedEarly := pr.HasExited()
-	_ = pr.Stop()
-	i.run.Proc = nil
-	if ctx.Err() != nil {
-		return ctx.Err()
 	}
 	text := proc.ReadTail(filepath.Join(i.Dir, "stderr.log"), 0) + "\n" + proc.ReadTail(i.ErrorLog, logOffset)
 	text = lm.translate(strings.TrimSpace(text))
-	se := &proc.StartError{Detail: text, InUse: errors.Is(rerr, proc.ErrAddrInUse) || bindInUseRE.MatchString(text)}
+	se := &proc.StartError{Detail: text, InUse: errors.Is(fail.Ready, proc.ErrAddrInUse) || bindInUseRE.MatchString(text)}
 	switch {
-	case se.InUse && !exitedEarly:
+	case se.InUse && !fail.Exited:
 		se.Msg = fmt.Sprintf("nginx could not bind 127.0.0.1:%d", port)
-	case exitedEarly:
-		se.Msg = fmt.Sprintf("nginx exited during start-up (%v)", pr.WaitErr())
+	case fail.Exited:
+		se.Msg = fmt.Sprintf("nginx exited during start-up (%v)", fail.WaitErr)
 	default:
-		se.Msg = fmt.Sprintf("nginx did not answer on 127.0.0.1:%d within %v (%v)", port, i.opt.StartTimeout, rerr)
+		se.Msg = fmt.Sprintf("nginx did not answer on 127.0.0.1:%d within %v (%v)", port, i.opt.StartTimeout, fail.Ready)
 	}
 	return se
 }
@@ -355,12 +324,12 @@ func (i *Instance) launch(ctx context.Context, bin string, useE bool, port int, 
 // awaitReady polls, bounded by StartTimeout, until nginx has written its pid
 // file (it does so only after binding every listening socket, so the port is
 // ours) and answers an HTTP request on ReadyPath.
-func (i *Instance) awaitReady(ctx context.Context, port int, pidFile, stderrPath string) error {
+func (i *Instance) awaitReady(ctx context.Context, p *proc.Process, port int, pidFile, stderrPath string) error {
 	client := proc.ReadyClient()
 	defer client.CloseIdleConnections()
 	probe := fmt.Sprintf("%s://127.0.0.1:%d%s", i.scheme(), port, ReadyPath)
 	want := strconv.Itoa(i.Pid)
-	return i.run.Proc.AwaitReady(ctx, i.opt.StartTimeout, func() (bool, error) {
+	return p.AwaitReady(ctx, i.opt.StartTimeout, func() (bool, error) {
 		// nginx retries a failed bind() 5 times, 500 ms apart, before it
 		// gives up; when the port is taken, give up at once and let Start
 		// pick another.
@@ -371,12 +340,9 @@ func (i *Instance) awaitReady(ctx context.Context, port int, pidFile, stderrPath
 		if err != nil || strings.TrimSpace(string(b)) != want {
 			return false, nil
 		}
-		resp, err := client.Get(probe)
-		if err != nil {
+		if _, err := proc.Get(client, probe); err != nil {
 			return false, err
 		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		return true, nil
 	})
 }

@@ -2,7 +2,10 @@ package proc
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"sync"
 )
 
@@ -75,4 +78,53 @@ func (r *Run) Abort() {
 	if !r.Keep {
 		os.RemoveAll(r.Dir)
 	}
+}
+
+// Failed undoes a failed start (Abort) and returns err, saying where the
+// directory is when it is kept: an error of type E (the runner's
+// *ConfigError) gets the generated config's path through setKept, any
+// other is wrapped with the directory.
+func Failed[E error](r *Run, err error, generated string, setKept func(E, string)) error {
+	r.Abort()
+	if !r.Keep {
+		return err
+	}
+	if e, ok := errors.AsType[E](err); ok {
+		setKept(e, generated)
+		return err
+	}
+	return fmt.Errorf("%w (generated config kept in %s)", err, r.Dir)
+}
+
+// LaunchFailure is a launch whose server did not become ready.
+type LaunchFailure struct {
+	Ready   error // what the wait for readiness ended with
+	Exited  bool  // the server had exited by itself
+	WaitErr error // how it exited, when Exited
+}
+
+// Launch starts cmd as the run's process (see Start) and waits with ready
+// until it answers. When it does not, the process is stopped again and
+// Launch says how it failed; err is a process that could not start, or ctx
+// that ended.
+func (r *Run) Launch(ctx context.Context, cmd *exec.Cmd, name string, ready func(*Process) error) (*LaunchFailure, error) {
+	p, err := Start(cmd, name)
+	if err != nil {
+		return nil, err
+	}
+	r.Proc = p
+	rerr := ready(p)
+	if rerr == nil {
+		return nil, nil
+	}
+	f := &LaunchFailure{Ready: rerr, Exited: p.HasExited()}
+	_ = p.Stop()
+	r.Proc = nil
+	if f.Exited {
+		f.WaitErr = p.WaitErr()
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return f, nil
 }
