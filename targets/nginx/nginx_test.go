@@ -28,7 +28,7 @@ import (
 // server in it) share 2 cores with whatever else the machine runs. A step is
 // the difference of two such measurements, so the errors of both ends add.
 // On a run where this process was never more than maxStall late (see
-// stallWatch), 30 ms bounds all of that with margin while staying far below
+// testenv.StallWatch), 30 ms bounds all of that with margin while staying far below
 // the 100 ms step, so a wrong step, or no staircase, cannot pass.
 const stepTolerance = 30 * time.Millisecond
 
@@ -42,30 +42,6 @@ const maxStall = 15 * time.Millisecond
 // exact counts to hold: nginx forgives one request per 1/r (100 ms at 10r/s),
 // so requests written within 80 ms of each other all meet the same bucket.
 const maxSpread = 80 * time.Millisecond
-
-// stallWatch measures how late a 2 ms timer fires in this process until stop
-// is closed, and sends the worst lateness. It measures; it does not
-// synchronise anything.
-func stallWatch(stop <-chan struct{}) <-chan time.Duration {
-	out := make(chan time.Duration, 1)
-	go func() {
-		const tick = 2 * time.Millisecond
-		var worst time.Duration
-		for {
-			t0 := time.Now()
-			tm := time.NewTimer(tick)
-			select {
-			case <-stop:
-				tm.Stop()
-				out <- worst
-				return
-			case <-tm.C:
-			}
-			worst = max(worst, time.Since(t0)-tick)
-		}
-	}()
-	return out
-}
 
 // run is one volley against a fresh nginx.
 type run struct {
@@ -91,7 +67,7 @@ func measure(t *testing.T, conf, path string, n int, opt Options, check func(r r
 			t.Fatalf("Start(%s): %v", conf, err)
 		}
 		stop := make(chan struct{})
-		stalls := stallWatch(stop)
+		stalls := testenv.StallWatch(stop)
 		shots := volley(t, inst, path, n)
 		close(stop)
 		r := run{shots: shots, inst: inst, stall: <-stalls}

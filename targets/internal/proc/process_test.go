@@ -8,9 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -88,17 +86,7 @@ func members(pgid int) []string {
 // of them.
 func TestChildSurvivesRetiredThreads(t *testing.T) {
 	p := start(t, `exec sleep 60`)
-	for range 200 {
-		var wg sync.WaitGroup
-		for range 2 * runtime.GOMAXPROCS(0) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runtime.LockOSThread() // and exit locked: the runtime ends the thread
-			}()
-		}
-		wg.Wait()
-	}
+	testenv.RetireLockedThreads(200)
 	// A retired thread's death signal is queued when the thread has
 	// exited, a little after its goroutine is done; the child then dies
 	// when next scheduled and is reaped at once. Watch for that a while
