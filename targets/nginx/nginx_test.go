@@ -28,8 +28,8 @@ import (
 // server in it) share 2 cores with whatever else the machine runs. A step is
 // the difference of two such measurements, so the errors of both ends add.
 // On a run where this process was never more than maxStall late (see
-// testenv.StallWatch), 30 ms bounds all of that with margin while staying far below
-// the 100 ms step, so a wrong step, or no staircase, cannot pass.
+// testenv.StallWatch), 30 ms bounds all of that with margin while staying
+// far below the 100 ms step, so a wrong step, or no staircase, cannot pass.
 const stepTolerance = 30 * time.Millisecond
 
 // maxStall is the scheduling delay beyond which a run says nothing about
