@@ -147,61 +147,47 @@ func parseHTTPDate(value string, now time.Time) (httpDate, error) {
 	switch {
 	case c.lit(","):
 		if len(name) == 3 {
-			return parseIMFFixdate(c, name)
+			return parseCommaForm(c, name, imfFixdate, now)
 		}
-		return parseRFC850(c, name, now)
+		return parseCommaForm(c, name, rfc850Date, now)
 	case c.lit(" "):
 		return parseAsctime(c, name)
 	}
 	return httpDate{}, fmt.Errorf("expected ',' or SP after the day name %q", name)
 }
 
-// parseIMFFixdate: day-name "," SP day SP month SP year SP time-of-day SP GMT.
-func parseIMFFixdate(c *dateCursor, name string) (httpDate, error) {
-	wd, err := lookupName(name, dayNames[:], "day-name")
-	if err != nil {
-		return httpDate{}, err
-	}
-	if err := c.expect(" ", "SP after ','"); err != nil {
-		return httpDate{}, err
-	}
-	day, ok := c.digits(2)
-	if !ok {
-		return httpDate{}, fmt.Errorf("day must be exactly two digits (e.g. \"06\"), found %q", truncate(c.rest(), 3))
-	}
-	if err := c.expect(" ", "SP after the day"); err != nil {
-		return httpDate{}, err
-	}
-	mon, err := lookupName(c.letters(), monthNames[:], "month")
-	if err != nil {
-		return httpDate{}, err
-	}
-	if err := c.expect(" ", "SP after the month"); err != nil {
-		return httpDate{}, err
-	}
-	year, ok := c.digits(4)
-	if !ok {
-		return httpDate{}, fmt.Errorf("year must be exactly four digits, found %q", truncate(c.rest(), 5))
-	}
-	if err := c.expect(" ", "SP after the year"); err != nil {
-		return httpDate{}, err
-	}
-	h, m, s, err := parseTimeOfDay(c)
-	if err != nil {
-		return httpDate{}, err
-	}
-	if err := c.expect(" ", "SP before the zone"); err != nil {
-		return httpDate{}, err
-	}
-	if err := expectGMT(c); err != nil {
-		return httpDate{}, err
-	}
-	return finishDate(c, formIMFFixdate, wd, year, mon, day, h, m, s)
+// commaForm is one of the two forms that share a shape, with the rules
+// that tell them apart:
+//
+//	IMF-fixdate: day-name   "," SP day SP  month SP  4DIGIT SP time-of-day SP GMT
+//	rfc850-date: day-name-l "," SP day "-" month "-" 2DIGIT SP time-of-day SP GMT
+type commaForm struct {
+	form        string   // formIMFFixdate or formRFC850
+	dayNames    []string // the day names the form spells
+	dayNameRule string   // "day-name" or "day-name-l"
+	dayExample  string   // appended to the message for a bad day
+	sep         string   // between day, month and year
+	sepName     string   // sep in messages
+	// year reads the year (resolving two digits against now).
+	year func(c *dateCursor, now time.Time) (int, error)
 }
 
-// parseRFC850: day-name-l "," SP day "-" month "-" 2DIGIT SP time-of-day SP GMT.
-func parseRFC850(c *dateCursor, name string, now time.Time) (httpDate, error) {
-	wd, err := lookupName(name, longDayNames[:], "day-name-l")
+var (
+	imfFixdate = commaForm{
+		form: formIMFFixdate, dayNames: dayNames[:], dayNameRule: "day-name", dayExample: ` (e.g. "06")`,
+		sep: " ", sepName: "SP",
+		year: func(c *dateCursor, _ time.Time) (int, error) { return c.fourDigitYear() },
+	}
+	rfc850Date = commaForm{
+		form: formRFC850, dayNames: longDayNames[:], dayNameRule: "day-name-l",
+		sep: "-", sepName: "'-'",
+		year: twoDigitYear,
+	}
+)
+
+// parseCommaForm parses what follows the day name and its "," in form f.
+func parseCommaForm(c *dateCursor, name string, f commaForm, now time.Time) (httpDate, error) {
+	wd, err := lookupName(name, f.dayNames, f.dayNameRule)
 	if err != nil {
 		return httpDate{}, err
 	}
@@ -210,34 +196,47 @@ func parseRFC850(c *dateCursor, name string, now time.Time) (httpDate, error) {
 	}
 	day, ok := c.digits(2)
 	if !ok {
-		return httpDate{}, fmt.Errorf("day must be exactly two digits, found %q", truncate(c.rest(), 3))
+		return httpDate{}, fmt.Errorf("day must be exactly two digits%s, found %q", f.dayExample, truncate(c.rest(), 3))
 	}
-	if err := c.expect("-", "'-' after the day"); err != nil {
+	if err := c.expect(f.sep, f.sepName+" after the day"); err != nil {
 		return httpDate{}, err
 	}
 	mon, err := lookupName(c.letters(), monthNames[:], "month")
 	if err != nil {
 		return httpDate{}, err
 	}
-	if err := c.expect("-", "'-' after the month"); err != nil {
+	if err := c.expect(f.sep, f.sepName+" after the month"); err != nil {
 		return httpDate{}, err
 	}
-	yy, ok := c.digits(2)
-	if !ok {
-		return httpDate{}, fmt.Errorf("rfc850-date year must be exactly two digits, found %q", truncate(c.rest(), 5))
-	}
-	if err := c.expect(" ", "SP after the year"); err != nil {
-		return httpDate{}, err
-	}
-	h, m, s, err := parseTimeOfDay(c)
+	year, err := f.year(c, now)
 	if err != nil {
 		return httpDate{}, err
 	}
-	if err := c.expect(" ", "SP before the zone"); err != nil {
+	h, m, s, err := parseSpacedTime(c, "the year", "the zone")
+	if err != nil {
 		return httpDate{}, err
 	}
 	if err := expectGMT(c); err != nil {
 		return httpDate{}, err
+	}
+	return finishDate(c, f.form, wd, year, mon, day, h, m, s)
+}
+
+// fourDigitYear reads the year of IMF-fixdate and asctime-date.
+func (c *dateCursor) fourDigitYear() (int, error) {
+	year, ok := c.digits(4)
+	if !ok {
+		return 0, fmt.Errorf("year must be exactly four digits, found %q", truncate(c.rest(), 5))
+	}
+	return year, nil
+}
+
+// twoDigitYear reads rfc850-date's year: RFC 9110 §5.6.7 makes a year more
+// than 50 years in the future the most recent past year with those digits.
+func twoDigitYear(c *dateCursor, now time.Time) (int, error) {
+	yy, ok := c.digits(2)
+	if !ok {
+		return 0, fmt.Errorf("rfc850-date year must be exactly two digits, found %q", truncate(c.rest(), 5))
 	}
 	if now.IsZero() {
 		now = time.Now()
@@ -247,7 +246,7 @@ func parseRFC850(c *dateCursor, name string, now time.Time) (httpDate, error) {
 	if year > ny+50 {
 		year -= 100
 	}
-	return finishDate(c, formRFC850, wd, year, mon, day, h, m, s)
+	return year, nil
 }
 
 // parseAsctime: day-name SP month SP ( 2DIGIT / ( SP DIGIT ) ) SP time-of-day SP year.
@@ -273,19 +272,13 @@ func parseAsctime(c *dateCursor, name string) (httpDate, error) {
 	if !ok {
 		return httpDate{}, fmt.Errorf("asctime-date day must be two digits or SP and one digit, found %q", truncate(c.rest(), 3))
 	}
-	if err := c.expect(" ", "SP after the day"); err != nil {
-		return httpDate{}, err
-	}
-	h, m, s, err := parseTimeOfDay(c)
+	h, m, s, err := parseSpacedTime(c, "the day", "the year")
 	if err != nil {
 		return httpDate{}, err
 	}
-	if err := c.expect(" ", "SP before the year"); err != nil {
+	year, err := c.fourDigitYear()
+	if err != nil {
 		return httpDate{}, err
-	}
-	year, ok := c.digits(4)
-	if !ok {
-		return httpDate{}, fmt.Errorf("year must be exactly four digits, found %q", truncate(c.rest(), 5))
 	}
 	if c.lit(" ") {
 		if z := c.letters(); z != "" {
@@ -293,6 +286,19 @@ func parseAsctime(c *dateCursor, name string) (httpDate, error) {
 		}
 	}
 	return finishDate(c, formAsctime, wd, year, mon, day, h, m, s)
+}
+
+// parseSpacedTime: SP time-of-day SP, between the fields named after and
+// before (for messages).
+func parseSpacedTime(c *dateCursor, after, before string) (h, m, s int, err error) {
+	if err = c.expect(" ", "SP after "+after); err != nil {
+		return
+	}
+	if h, m, s, err = parseTimeOfDay(c); err != nil {
+		return
+	}
+	err = c.expect(" ", "SP before "+before)
+	return
 }
 
 // parseTimeOfDay: hour ":" minute ":" second, two digits each.

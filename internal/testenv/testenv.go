@@ -1,6 +1,8 @@
 // Package testenv is what tests need from the machine: the real servers
 // they start (nginx, haproxy, redis-server) and an account of the
-// processes they leave behind. A test that needs a server skips when it is
+// processes they leave behind (Children, GroupMembers, ProcsMentioning,
+// and for the runners of real servers Started, AssertStopped,
+// AssertEmptyDir, CheckPortRetry). A test that needs a server skips when it is
 // missing on a developer's machine, but fails in CI (CI is set), where
 // scripts/test installs every one of them: no test that needs a real
 // server may skip there.
@@ -11,8 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -49,38 +49,19 @@ func Need(t testing.TB, name string) string {
 // NeedNginx is Need for nginx.
 func NeedNginx(t testing.TB) string { return Need(t, "nginx") }
 
+// NeedHAProxy is Need for haproxy.
+func NeedHAProxy(t testing.TB) string { return Need(t, "haproxy") }
+
 // Children lists the pids of the live processes whose parent is pid
 // (Linux /proc; an error elsewhere).
 func Children(pid int) ([]int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, err
-	}
 	var out []int
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	err := scanProcs(func(p procStat) {
+		if p.state != "Z" && p.ppid == pid { // a zombie is dead, only not yet reaped
+			out = append(out, p.pid)
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[0] == "Z" {
-			continue // a zombie is dead, only not yet reaped
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil && ppid == pid {
-			out = append(out, child)
-		}
-	}
-	return out, nil
+	})
+	return out, err
 }
 
 // ErrNoProc means the process table cannot be read here.

@@ -2,21 +2,12 @@ package haproxy
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-)
 
-func writeConf(t *testing.T, name, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+	"github.com/ratecheck/ratecheck/internal/testenv"
+)
 
 func TestSplitWords(t *testing.T) {
 	for in, want := range map[string][]string{
@@ -34,7 +25,7 @@ func TestSplitWords(t *testing.T) {
 
 func analyzeText(t *testing.T, text string) (*plan, string, error) {
 	t.Helper()
-	path := writeConf(t, "x.cfg", text)
+	path := testenv.WriteConf(t, "x.cfg", text)
 	lines, err := readLines(path)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,12 +16,13 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/internal/testenv"
+	"github.com/ratecheck/ratecheck/targets/internal/proc"
 )
 
 // td is a config in the repository's testdata/haproxy.
 func td(name string) string { return filepath.Join("..", "..", "testdata", "haproxy", name) }
 
-func needHAProxy(t *testing.T) { t.Helper(); testenv.Need(t, "haproxy") }
+func needHAProxy(t *testing.T) { t.Helper(); testenv.NeedHAProxy(t) }
 
 // startHAProxy starts a config and registers a cleanup that stops it and
 // checks that nothing is left.
@@ -30,51 +30,15 @@ func startHAProxy(t *testing.T, conf string, opt Options) *Instance {
 	t.Helper()
 	needHAProxy(t)
 	inst, err := Start(context.Background(), conf, opt)
-	if err != nil {
-		t.Fatalf("Start(%s): %v", conf, err)
-	}
-	t.Cleanup(func() {
-		if err := inst.Stop(); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-		assertGone(t, inst)
-	})
-	return inst
+	return testenv.Started(t, conf, inst, err, assertGone)
 }
 
-// assertGone checks that no process of the instance's group is left, that
-// this test process has no child left, and, unless Keep, that the directory
-// is gone.
-func assertGone(t *testing.T, inst *Instance) {
+// assertGone checks that nothing of the instance is left (see
+// testenv.AssertStopped) and that this test process has no child left.
+func assertGone(t testing.TB, inst *Instance) {
 	t.Helper()
-	if err := syscall.Kill(-inst.Pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("process group %d still exists after Stop (kill -0: %v)", inst.Pid, err)
-	}
+	testenv.AssertStopped(t, inst.Pid, inst.Dir, inst.opt.Keep)
 	testenv.NoChildrenLeft(t)
-	if !inst.opt.Keep {
-		if _, err := os.Stat(inst.Dir); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("temp dir %s not removed (stat: %v)", inst.Dir, err)
-		}
-	}
-}
-
-// isolateTemp points os.MkdirTemp at a fresh directory so a test can check
-// that Start left nothing behind.
-func isolateTemp(t *testing.T) string {
-	dir := t.TempDir()
-	t.Setenv("TMPDIR", dir)
-	return dir
-}
-
-func assertEmptyDir(t *testing.T, dir string) {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		t.Errorf("left behind in %s: %s", dir, e.Name())
-	}
 }
 
 var client = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 5 * time.Second}
@@ -158,7 +122,7 @@ func TestFullConfig(t *testing.T) {
 
 func TestBadConfigIsAConfigErrorAtTheUsersLine(t *testing.T) {
 	needHAProxy(t)
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	_, err := Start(context.Background(), td("bad.cfg"), Options{})
 	var ce *ConfigError
 	if !errors.As(err, &ce) {
@@ -171,7 +135,7 @@ func TestBadConfigIsAConfigErrorAtTheUsersLine(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), tmp) {
 		t.Errorf("Error() = %q, want one line starting %q that does not name the generated file", err, want)
 	}
-	assertEmptyDir(t, tmp)
+	testenv.AssertEmptyDir(t, tmp)
 	testenv.NoChildrenLeft(t)
 }
 
@@ -201,7 +165,7 @@ func TestStopAndCancel(t *testing.T) {
 	cancel()
 	select {
 	case <-inst.Done():
-	case <-time.After(3 * stopGrace):
+	case <-time.After(3 * proc.StopGrace):
 		t.Fatal("cancelling the context did not stop haproxy")
 	}
 	assertGone(t, inst)
@@ -211,34 +175,11 @@ func TestStopAndCancel(t *testing.T) {
 // with another port, and gives up cleanly when every attempt fails.
 func TestPortTakenRetries(t *testing.T) {
 	needHAProxy(t)
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	busyPort := busy.Addr().(*net.TCPAddr).Port
-	saved := freePort
-	defer func() { freePort = saved }()
-	calls := 0
-	freePort = func() (int, error) {
-		calls++
-		if calls == 1 {
-			return busyPort, nil
-		}
-		return saved()
-	}
-	inst := startHAProxy(t, td("req-rate.cfg"), Options{})
-	if strings.Contains(inst.URL, fmt.Sprintf(":%d/", busyPort)) || calls != 2 {
-		t.Fatalf("URL %s after %d port choices; want a second port", inst.URL, calls)
-	}
-
-	tmp := isolateTemp(t)
-	freePort = func() (int, error) { return busyPort, nil }
-	_, err = Start(context.Background(), td("req-rate.cfg"), Options{})
-	if err == nil || !strings.Contains(err.Error(), "Address already in use") {
-		t.Fatalf("err %v, want the bind failure", err)
-	}
-	assertEmptyDir(t, tmp)
+	// Each port's readiness probe may reach the test's listener, which
+	// accepts and never answers: up to the probe's 1 s timeout a port.
+	testenv.CheckPortRetry(t, &freePort, 6*time.Second,
+		func() string { return startHAProxy(t, td("req-rate.cfg"), Options{}).URL },
+		func() error { _, err := Start(context.Background(), td("req-rate.cfg"), Options{}); return err })
 }
 
 func TestMissingBinary(t *testing.T) {
@@ -266,7 +207,7 @@ func TestKeep(t *testing.T) {
 	if b, err := os.ReadFile(inst.ConfigPath); err != nil || !strings.Contains(string(b), "http-request track-sc0 src") {
 		t.Errorf("Keep: generated config not kept (%v)", err)
 	}
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	_, err := Start(context.Background(), td("bad.cfg"), Options{Keep: true})
 	if err == nil || !strings.Contains(err.Error(), "The generated config is kept at "+tmp) {
 		t.Errorf("error %v does not say where the kept config is", err)

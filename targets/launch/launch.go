@@ -136,30 +136,69 @@ func configPath(spec, prefix, server, example string) (string, error) {
 }
 
 func openNginx(ctx context.Context, spec string, opt Options) (*Target, error) {
-	// Problems the user must fix come first, before nginx is looked for.
-	path, err := configPath(spec, NginxPrefix, "nginx", "limits.conf")
+	return openServer[*nginx.ConfigError](spec, realServer{
+		prefix: NginxPrefix, name: "nginx", example: "limits.conf", kind: KindNginx,
+		binFlag: "--nginx-bin", bin: opt.NginxBin, find: nginx.FindBinary,
+		start: func(path string) (*Target, error) {
+			inst, err := startNginx(ctx, path, nginx.Options{Bin: opt.NginxBin, Keep: opt.Keep})
+			if err != nil {
+				return nil, err
+			}
+			return &Target{URL: inst.URL, Notes: inst.Notes, Dir: inst.Dir, close: inst.Stop}, nil
+		},
+	})
+}
+
+func openHAProxy(ctx context.Context, spec string, opt Options) (*Target, error) {
+	return openServer[*haproxy.ConfigError](spec, realServer{
+		prefix: HAProxyPrefix, name: "HAProxy", example: "limits.cfg", kind: KindHAProxy,
+		binFlag: "--haproxy-bin", bin: opt.HAProxyBin, find: haproxy.FindBinary,
+		start: func(path string) (*Target, error) {
+			inst, err := startHAProxy(ctx, path, haproxy.Options{Bin: opt.HAProxyBin, Keep: opt.Keep})
+			if err != nil {
+				return nil, err
+			}
+			return &Target{URL: inst.URL, Notes: inst.Notes, Dir: inst.Dir, close: inst.Stop}, nil
+		},
+	})
+}
+
+// realServer is a kind of target that runs a real server from the user's
+// config.
+type realServer struct {
+	prefix, name, example string // "nginx:", "nginx", "limits.conf" (for messages)
+	kind                  string
+	binFlag, bin          string // the flag naming the binary, and its value
+	find                  func(bin string) (string, error)
+	start                 func(path string) (*Target, error) // URL, Notes, Dir, close
+}
+
+// openServer opens a real-server target. Problems the user must fix come
+// first, before the server is looked for: the config path, then an
+// explicit binary flag that does not resolve (a flag to fix, not a missing
+// installation). A config the server refuses (CE, its ConfigError, which
+// names the user's FILE:LINE itself) is a usage error; anything else (not
+// installed, with its install hint; start-up failures) is the
+// environment's, not the target string's.
+func openServer[CE error](spec string, rs realServer) (*Target, error) {
+	path, err := configPath(spec, rs.prefix, rs.name, rs.example)
 	if err != nil {
 		return nil, err
 	}
-	if opt.NginxBin != "" {
-		// An explicit --nginx-bin that does not resolve is a flag to fix,
-		// not a missing installation.
-		if _, err := nginx.FindBinary(opt.NginxBin); err != nil {
-			return nil, &UsageError{fmt.Errorf("--nginx-bin: %w", err)}
+	if rs.bin != "" {
+		if _, err := rs.find(rs.bin); err != nil {
+			return nil, &UsageError{fmt.Errorf("%s: %w", rs.binFlag, err)}
 		}
 	}
-	inst, err := startNginx(ctx, path, nginx.Options{Bin: opt.NginxBin, Keep: opt.Keep})
+	tg, err := rs.start(path)
 	if err != nil {
-		var ce *nginx.ConfigError
-		if errors.As(err, &ce) {
-			// ConfigError names the user's FILE:LINE itself.
+		if _, ok := errors.AsType[CE](err); ok {
 			return nil, &UsageError{err}
 		}
-		// nginx.ErrNotFound (with its install hint), start-up failures:
-		// the environment, not the target string.
 		return nil, fmt.Errorf("target %s: %w", spec, err)
 	}
-	return &Target{Spec: spec, URL: inst.URL, Kind: KindNginx, Notes: inst.Notes, Dir: inst.Dir, close: inst.Stop}, nil
+	tg.Spec, tg.Kind = spec, rs.kind
+	return tg, nil
 }
 
 // checkURL refuses what would otherwise go out as a malformed request or a
@@ -179,28 +218,4 @@ func checkURL(spec string) error {
 		}
 	}
 	return nil
-}
-
-func openHAProxy(ctx context.Context, spec string, opt Options) (*Target, error) {
-	path, err := configPath(spec, HAProxyPrefix, "HAProxy", "limits.cfg")
-	if err != nil {
-		return nil, err
-	}
-	if opt.HAProxyBin != "" {
-		if _, err := haproxy.FindBinary(opt.HAProxyBin); err != nil {
-			return nil, &UsageError{fmt.Errorf("--haproxy-bin: %w", err)}
-		}
-	}
-	inst, err := startHAProxy(ctx, path, haproxy.Options{Bin: opt.HAProxyBin, Keep: opt.Keep})
-	if err != nil {
-		var ce *haproxy.ConfigError
-		if errors.As(err, &ce) {
-			// ConfigError names the user's FILE:LINE itself.
-			return nil, &UsageError{err}
-		}
-		// haproxy.ErrNotFound (with its install hint), start-up failures:
-		// the environment, not the target string.
-		return nil, fmt.Errorf("target %s: %w", spec, err)
-	}
-	return &Target{Spec: spec, URL: inst.URL, Kind: KindHAProxy, Notes: inst.Notes, Dir: inst.Dir, close: inst.Stop}, nil
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,28 +33,11 @@ func get(t *testing.T, url string) int {
 	return resp.StatusCode
 }
 
-// procsMentioning lists the processes whose command line contains s (the
-// nginx master's title keeps -p DIR).
-func procsMentioning(s string) []string {
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), s) {
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
-}
-
 // assertStopped checks that nothing of the nginx target is left: no process
 // mentions its directory and the directory is gone.
 func assertStopped(t *testing.T, tg *Target) {
 	t.Helper()
-	if ps := procsMentioning(tg.Dir); len(ps) > 0 {
+	if ps := testenv.ProcsMentioning(tg.Dir); len(ps) > 0 {
 		t.Errorf("nginx processes still running for %s: %v", tg.Dir, ps)
 	}
 	if _, err := os.Stat(tg.Dir); !errors.Is(err, os.ErrNotExist) {
@@ -72,7 +54,7 @@ func TestOpenNginx(t *testing.T) {
 	if tg.Kind != KindNginx || !tg.Fresh() || !strings.HasPrefix(tg.URL, "http://127.0.0.1:") || tg.Dir == "" {
 		t.Fatalf("target %+v", tg)
 	}
-	if ps := procsMentioning(tg.Dir); len(ps) == 0 {
+	if ps := testenv.ProcsMentioning(tg.Dir); len(ps) == 0 {
 		t.Fatalf("no nginx running from %s", tg.Dir)
 	}
 	// rate=10r/s burst=5 nodelay: 6 pass, then 503 (sequential requests are
@@ -115,7 +97,7 @@ func TestOpenNginxKeep(t *testing.T) {
 	if err := tg.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if ps := procsMentioning(tg.Dir); len(ps) > 0 {
+	if ps := testenv.ProcsMentioning(tg.Dir); len(ps) > 0 {
 		t.Errorf("processes left: %v", ps)
 	}
 	if _, err := os.Stat(filepath.Join(tg.Dir, "nginx.conf")); err != nil {
@@ -134,7 +116,7 @@ func TestOpenNginxContextCancelStops(t *testing.T) {
 	defer tg.Close()
 	cancel()
 	deadline := time.Now().Add(15 * time.Second)
-	for len(procsMentioning(tg.Dir)) > 0 && time.Now().Before(deadline) {
+	for len(testenv.ProcsMentioning(tg.Dir)) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	assertStopped(t, tg)

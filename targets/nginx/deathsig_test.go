@@ -5,10 +5,10 @@ package nginx
 import (
 	"net/http"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/ratecheck/ratecheck/internal/testenv"
 )
 
 // Goroutines that exit with their thread locked end that thread (ratecheck's
@@ -17,17 +17,7 @@ import (
 // survive any number of them.
 func TestNginxSurvivesRetiredThreads(t *testing.T) {
 	inst := startNginx(t, filepath.Join("..", "..", "testdata", "nginx", "burst.conf"), Options{})
-	for range 50 {
-		var wg sync.WaitGroup
-		for range 2 * runtime.GOMAXPROCS(0) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runtime.LockOSThread() // and exit locked: the runtime ends the thread
-			}()
-		}
-		wg.Wait()
-	}
+	testenv.RetireLockedThreads(50)
 	if err := syscall.Kill(inst.Pid, 0); err != nil {
 		t.Fatalf("nginx master %d is gone: %v", inst.Pid, err)
 	}

@@ -9,14 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"os"
-	"path/filepath"
-	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -31,104 +26,16 @@ func startNginx(t *testing.T, conf string, opt Options) *Instance {
 	t.Helper()
 	needNginx(t)
 	inst, err := Start(context.Background(), conf, opt)
-	if err != nil {
-		t.Fatalf("Start(%s): %v", conf, err)
-	}
-	t.Cleanup(func() {
-		if err := inst.Stop(); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-		assertGone(t, inst)
-	})
-	return inst
+	return testenv.Started(t, conf, inst, err, assertGone)
 }
 
 func readyURL(inst *Instance) string { return strings.TrimSuffix(inst.URL, "/") + ReadyPath }
 
 // assertGone checks that no process of the instance's group is left and, unless
 // Keep, that its directory is gone.
-func assertGone(t *testing.T, inst *Instance) {
+func assertGone(t testing.TB, inst *Instance) {
 	t.Helper()
-	if err := syscall.Kill(-inst.Pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("process group %d still exists after Stop (kill -0: %v); members: %v", inst.Pid, err, groupMembers(inst.Pid))
-	}
-	if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(inst.Pid))); err == nil && runtime.GOOS == "linux" {
-		t.Errorf("nginx master %d still in /proc after Stop", inst.Pid)
-	}
-	if ps := procsMentioning(inst.Dir); len(ps) > 0 {
-		t.Errorf("processes mentioning %s still running: %v", inst.Dir, ps)
-	}
-	if !inst.opt.Keep {
-		if _, err := os.Stat(inst.Dir); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("temp dir %s not removed (stat: %v)", inst.Dir, err)
-		}
-	}
-}
-
-// groupMembers lists the pids whose process group is pgid (Linux /proc).
-func groupMembers(pgid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may contain spaces and ')'.
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 2 && f[2] == strconv.Itoa(pgid) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// procsMentioning lists the pids whose command line contains s. The nginx
-// master's title keeps its arguments (-p DIR -c DIR/nginx.conf); workers are
-// found through their process group instead.
-func procsMentioning(s string) []string {
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		if strings.Contains(string(b), s) {
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
-}
-
-// isolateTemp points os.MkdirTemp at a fresh directory so a test can check
-// that Start left nothing behind.
-func isolateTemp(t *testing.T) string {
-	dir := t.TempDir()
-	t.Setenv("TMPDIR", dir)
-	return dir
-}
-
-func assertEmptyDir(t *testing.T, dir string) {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		t.Errorf("left behind in %s: %s", dir, e.Name())
-	}
-	if ps := procsMentioning(dir); len(ps) > 0 {
-		t.Errorf("processes mentioning %s still running: %v", dir, ps)
-	}
+	testenv.AssertStopped(t, inst.Pid, inst.Dir, inst.opt.Keep)
 }
 
 // shot is one request of a volley. Times are measured from the instant the

@@ -2,23 +2,20 @@ package nginx
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ratecheck/ratecheck/targets/internal/proc"
 )
 
 // Options configure Start. The zero value is usable.
@@ -54,19 +51,8 @@ type Instance struct {
 	Pid        int      // the nginx master; also its process group id
 	Notes      []string // what ratecheck rewrote in, or noticed about, the user's config
 
-	opt     Options
-	backend *backendServer
-
-	cmd     *exec.Cmd
-	exited  chan struct{} // closed when the master has been reaped
-	waitErr error
-
-	mu        sync.Mutex
-	stopAfter func() bool
-
-	stopOnce sync.Once
-	stopErr  error
-	done     chan struct{}
+	opt Options
+	run *proc.Run // the master, the internal backend, Dir; stops once
 }
 
 // ErrNotFound is returned by Start and FindBinary when no nginx binary is
@@ -80,22 +66,7 @@ var fallbackBins = []string{"/usr/sbin/nginx"}
 // looked up on $PATH), else `nginx` on $PATH, else /usr/sbin/nginx. It
 // returns ErrNotFound when there is none.
 func FindBinary(bin string) (string, error) {
-	if bin != "" {
-		p, err := exec.LookPath(bin)
-		if err != nil {
-			return "", fmt.Errorf("nginx binary %q cannot be used: %w", bin, err)
-		}
-		return p, nil
-	}
-	if p, err := exec.LookPath("nginx"); err == nil {
-		return p, nil
-	}
-	for _, p := range fallbackBins {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", ErrNotFound
+	return proc.FindBinary("nginx", bin, fallbackBins, ErrNotFound)
 }
 
 // ConfigError is a configuration that nginx, or ratecheck before it, refused.
@@ -147,21 +118,9 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-// stopGrace bounds each step of stopping nginx.
-var stopGrace = 5 * time.Second
-
-// freePort asks the kernel for a free loopback port. Another process may take
-// it before nginx binds it; Start then retries with a new one.
-var freePort = func() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	return port, ln.Close()
-}
-
-const bindAttempts = 3
+// freePort picks the loopback port nginx is to listen on; a test replaces
+// it with one that is taken.
+var freePort = proc.FreePort
 
 // Start generates a complete nginx config from configPath in a private
 // temporary directory, checks it with `nginx -t`, starts nginx in the
@@ -170,13 +129,7 @@ const bindAttempts = 3
 // any error nothing is left running and, unless opt.Keep, the directory is
 // removed. A configuration that nginx rejects yields a *ConfigError.
 func Start(ctx context.Context, configPath string, opt Options) (inst *Instance, err error) {
-	if err := platformCheck(); err != nil {
-		return nil, err
-	}
-	if opt.StartTimeout <= 0 {
-		opt.StartTimeout = 5 * time.Second
-	}
-	bin, err := FindBinary(opt.Bin)
+	bin, err := proc.Preflight("nginx", &opt.StartTimeout, func() (string, error) { return FindBinary(opt.Bin) })
 	if err != nil {
 		return nil, err
 	}
@@ -227,16 +180,11 @@ func Start(ctx context.Context, configPath string, opt Options) (inst *Instance,
 		ConfigPath: filepath.Join(dir, "nginx.conf"),
 		ErrorLog:   filepath.Join(dir, "error.log"),
 		opt:        opt,
-		done:       make(chan struct{}),
+		run:        proc.NewRun(dir, opt.Keep),
 	}
 	defer func() {
 		if err != nil {
-			i.cleanupFailed()
-			if ce := (*ConfigError)(nil); errors.As(err, &ce) && opt.Keep {
-				ce.generated = i.ConfigPath
-			} else if opt.Keep {
-				err = fmt.Errorf("%w (generated config kept in %s)", err, dir)
-			}
+			err = proc.Failed(i.run, err, i.ConfigPath, func(ce *ConfigError, path string) { ce.generated = path })
 		}
 	}()
 
@@ -259,45 +207,37 @@ func Start(ctx context.Context, configPath string, opt Options) (inst *Instance,
 		if up != nil {
 			rp.backendAddr = hostPort(up)
 		} else {
-			if i.backend, err = startBackend(); err != nil {
+			if i.run.Backend, err = proc.StartBackend(); err != nil {
 				return nil, err
 			}
-			rp.backendAddr = i.backend.addr
+			rp.backendAddr = i.run.Backend.Addr
 		}
 	}
 	lm := &lineMap{user: configPath, stmts: stmts}
 
 	useE := supportsE(bin)
-	for attempt := 1; ; attempt++ {
-		if rp.port, err = freePort(); err != nil {
-			return nil, err
-		}
+	port, err := proc.BindRetry(freePort, func(attempt, port int) error {
+		rp.port = port
 		text, origins := p.render(rp)
-		if err = os.WriteFile(i.ConfigPath, []byte(text), 0o644); err != nil {
-			return nil, err
+		if err := os.WriteFile(i.ConfigPath, []byte(text), 0o644); err != nil {
+			return err
 		}
 		lm.gen, lm.origins = i.ConfigPath, origins
 		if attempt == 1 {
-			if err = i.test(ctx, bin, useE, lm); err != nil {
-				return nil, err
+			if err := i.test(ctx, bin, useE, lm); err != nil {
+				return err
 			}
 		}
-		err = i.launch(ctx, bin, useE, rp.port, lm)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, errAddrInUse) || attempt >= bindAttempts {
-			return nil, err
-		}
+		return i.launch(ctx, bin, useE, port, lm)
+	})
+	if err != nil {
+		return nil, err
 	}
-	i.URL = fmt.Sprintf("%s://127.0.0.1:%d/", i.scheme(), rp.port)
+	i.URL = fmt.Sprintf("%s://127.0.0.1:%d/", i.scheme(), port)
 	if err = ctx.Err(); err != nil {
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { _ = i.Stop() })
-	i.mu.Lock()
-	i.stopAfter = stop
-	i.mu.Unlock()
+	i.run.StopOnCancel(ctx)
 	return i, nil
 }
 
@@ -309,49 +249,17 @@ func (i *Instance) scheme() string {
 	return "http"
 }
 
-// Stop stops nginx (SIGTERM to its process group, SIGKILL after a bound),
-// waits until no process of the group is left, stops the internal backend
-// and removes Dir unless Options.Keep. It is safe to call more than once and
-// concurrently; every call returns the first call's result.
-func (i *Instance) Stop() error {
-	i.stopOnce.Do(func() {
-		i.mu.Lock()
-		stop := i.stopAfter
-		i.mu.Unlock()
-		if stop != nil {
-			stop()
-		}
-		err := i.terminate()
-		if i.backend != nil {
-			i.backend.close()
-		}
-		if !i.opt.Keep {
-			if e := os.RemoveAll(i.Dir); e != nil && err == nil {
-				err = e
-			}
-		}
-		i.stopErr = err
-		close(i.done)
-	})
-	return i.stopErr
-}
+// Stop stops nginx (SIGTERM to its process group — nginx's fast shutdown;
+// SIGQUIT, graceful, would wait for requests that limit_req is still
+// delaying — SIGKILL after a bound), waits until no process of the group is
+// left, stops the internal backend and removes Dir unless Options.Keep. It
+// is safe to call more than once and concurrently; every call returns the
+// first call's result.
+func (i *Instance) Stop() error { return i.run.Stop() }
 
 // Done is closed once Stop has finished, whether it was called directly or
 // because the context given to Start was cancelled.
-func (i *Instance) Done() <-chan struct{} { return i.done }
-
-// cleanupFailed undoes a failed Start.
-func (i *Instance) cleanupFailed() {
-	if i.cmd != nil {
-		_ = i.terminate()
-	}
-	if i.backend != nil {
-		i.backend.close()
-	}
-	if !i.opt.Keep {
-		os.RemoveAll(i.Dir)
-	}
-}
+func (i *Instance) Done() <-chan struct{} { return i.run.Done() }
 
 func (i *Instance) baseArgs(useE bool) []string {
 	args := []string{"-p", i.Dir + string(filepath.Separator), "-c", i.ConfigPath, "-g", "daemon off;"}
@@ -363,44 +271,17 @@ func (i *Instance) baseArgs(useE bool) []string {
 
 // test runs nginx -t and turns a failure into a *ConfigError.
 func (i *Instance) test(ctx context.Context, bin string, useE bool, lm *lineMap) error {
-	tctx, cancel := context.WithTimeout(ctx, i.opt.StartTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(tctx, bin, append([]string{"-t"}, i.baseArgs(useE)...)...)
-	cmd.Dir = i.Dir
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		return nil
+	out, refused, err := proc.CheckConfig(ctx, i.opt.StartTimeout, i.Dir, "nginx -t", bin, append([]string{"-t"}, i.baseArgs(useE)...)...)
+	if err != nil || refused == nil {
+		return err
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if tctx.Err() != nil {
-		return fmt.Errorf("nginx -t did not finish within %v", i.opt.StartTimeout)
-	}
-	if ce := lm.configError(string(out)); ce != nil {
+	if ce := lm.configError(out); ce != nil {
 		return ce
 	}
-	return fmt.Errorf("nginx -t failed (%v): %s", err, lm.translate(strings.TrimSpace(string(out))))
+	return fmt.Errorf("nginx -t failed (%v): %s", refused, lm.translate(strings.TrimSpace(out)))
 }
-
-var errAddrInUse = errors.New("address already in use")
 
 var bindInUseRE = regexp.MustCompile(`bind\(\) to \S+ failed \(\d+: Address already in use\)`)
-
-type startError struct {
-	msg    string
-	inUse  bool
-	detail string
-}
-
-func (e *startError) Error() string {
-	if e.detail == "" {
-		return e.msg
-	}
-	return e.msg + ": " + e.detail
-}
-
-func (e *startError) Is(target error) bool { return target == errAddrInUse && e.inUse }
 
 // launch starts nginx in the foreground and waits until it answers.
 func (i *Instance) launch(ctx context.Context, bin string, useE bool, port int, lm *lineMap) error {
@@ -419,55 +300,23 @@ func (i *Instance) launch(ctx context.Context, bin string, useE bool, port int, 
 	cmd := exec.Command(bin, i.baseArgs(useE)...)
 	cmd.Dir = i.Dir
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	setProcAttrs(cmd)
-	// The death signal is tied to the thread that forks nginx, and a thread
-	// ends when a goroutine that locked it exits locked (as ratecheck's
-	// pacing threads do): so fork from a goroutine that holds its thread for
-	// nginx's whole life, and no other goroutine can ever run on, or end, it.
-	started := make(chan error, 1)
-	exited := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		i.waitErr = cmd.Wait()
-		close(exited)
-	}()
-	if err := <-started; err != nil {
-		return fmt.Errorf("starting nginx: %w", err)
+	fail, err := i.run.Launch(ctx, cmd, "nginx", func(p *proc.Process) error {
+		i.Pid = p.Pid
+		return i.awaitReady(ctx, p, port, pidFile, stderr.Name())
+	})
+	if err != nil || fail == nil {
+		return err
 	}
-	i.cmd, i.Pid = cmd, cmd.Process.Pid
-	i.exited = exited
-
-	rerr := i.awaitReady(ctx, port, pidFile, stderr.Name())
-	if rerr == nil {
-		return nil
-	}
-	exitedEarly := false
-	select {
-	case <-i.exited:
-		exitedEarly = true
-	default:
-	}
-	_ = i.terminate()
-	i.cmd = nil
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	text := readTail(filepath.Join(i.Dir, "stderr.log"), 0) + "\n" + readTail(i.ErrorLog, logOffset)
+	text := proc.ReadTail(filepath.Join(i.Dir, "stderr.log"), 0) + "\n" + proc.ReadTail(i.ErrorLog, logOffset)
 	text = lm.translate(strings.TrimSpace(text))
-	se := &startError{detail: text, inUse: errors.Is(rerr, errAddrInUse) || bindInUseRE.MatchString(text)}
+	se := &proc.StartError{Detail: text, InUse: errors.Is(fail.Ready, proc.ErrAddrInUse) || bindInUseRE.MatchString(text)}
 	switch {
-	case se.inUse && !exitedEarly:
-		se.msg = fmt.Sprintf("nginx could not bind 127.0.0.1:%d", port)
-	case exitedEarly:
-		se.msg = fmt.Sprintf("nginx exited during start-up (%v)", i.waitErr)
+	case se.InUse && !fail.Exited:
+		se.Msg = fmt.Sprintf("nginx could not bind 127.0.0.1:%d", port)
+	case fail.Exited:
+		se.Msg = fmt.Sprintf("nginx exited during start-up (%v)", fail.WaitErr)
 	default:
-		se.msg = fmt.Sprintf("nginx did not answer on 127.0.0.1:%d within %v (%v)", port, i.opt.StartTimeout, rerr)
+		se.Msg = fmt.Sprintf("nginx did not answer on 127.0.0.1:%d within %v (%v)", port, i.opt.StartTimeout, fail.Ready)
 	}
 	return se
 }
@@ -475,118 +324,27 @@ func (i *Instance) launch(ctx context.Context, bin string, useE bool, port int, 
 // awaitReady polls, bounded by StartTimeout, until nginx has written its pid
 // file (it does so only after binding every listening socket, so the port is
 // ours) and answers an HTTP request on ReadyPath.
-func (i *Instance) awaitReady(ctx context.Context, port int, pidFile, stderrPath string) error {
-	client := &http.Client{
-		// Readiness only: the certificate is the caller's to verify.
-		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec
-		Timeout:   time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+func (i *Instance) awaitReady(ctx context.Context, p *proc.Process, port int, pidFile, stderrPath string) error {
+	client := proc.ReadyClient()
 	defer client.CloseIdleConnections()
 	probe := fmt.Sprintf("%s://127.0.0.1:%d%s", i.scheme(), port, ReadyPath)
 	want := strconv.Itoa(i.Pid)
-	deadline := time.NewTimer(i.opt.StartTimeout)
-	defer deadline.Stop()
-	interval := 2 * time.Millisecond
-	var last error = errors.New("no answer yet")
-	for {
+	return p.AwaitReady(ctx, i.opt.StartTimeout, func() (bool, error) {
 		// nginx retries a failed bind() 5 times, 500 ms apart, before it
 		// gives up; when the port is taken, give up at once and let Start
 		// pick another.
 		if b, err := os.ReadFile(stderrPath); err == nil && bindInUseRE.Match(b) {
-			return errAddrInUse
+			return true, proc.ErrAddrInUse
 		}
-		if b, err := os.ReadFile(pidFile); err == nil && strings.TrimSpace(string(b)) == want {
-			resp, err := client.Get(probe)
-			if err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				return nil
-			}
-			last = err
+		b, err := os.ReadFile(pidFile)
+		if err != nil || strings.TrimSpace(string(b)) != want {
+			return false, nil
 		}
-		t := time.NewTimer(interval)
-		select {
-		case <-i.exited:
-			t.Stop()
-			return errors.New("nginx exited")
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-deadline.C:
-			t.Stop()
-			return last
-		case <-t.C:
+		if _, err := proc.Get(client, probe); err != nil {
+			return false, err
 		}
-		interval = min(interval*2, 50*time.Millisecond)
-	}
-}
-
-// terminate stops the process group and waits until none of it is left.
-func (i *Instance) terminate() error {
-	if i.cmd == nil {
-		return nil
-	}
-	pgid := i.Pid
-	select {
-	case <-i.exited:
-	default:
-		// SIGTERM is nginx's fast shutdown; SIGQUIT (graceful) would wait
-		// for requests that limit_req is still delaying.
-		_ = killGroup(pgid, sigTerm)
-		if !waitClosed(i.exited, stopGrace) {
-			_ = killGroup(pgid, sigKill)
-			if !waitClosed(i.exited, stopGrace) {
-				return fmt.Errorf("nginx master %d did not exit after SIGKILL", pgid)
-			}
-		}
-	}
-	// The master is reaped. Workers normally exit before it; if it was
-	// killed they may be left, still in the group (so the group id cannot
-	// have been reused): kill and wait for them.
-	deadline := time.Now().Add(stopGrace)
-	interval := time.Millisecond
-	for groupAlive(pgid) {
-		_ = killGroup(pgid, sigKill)
-		if time.Now().After(deadline) {
-			return fmt.Errorf("nginx processes of group %d survived SIGKILL for %v", pgid, stopGrace)
-		}
-		t := time.NewTimer(interval)
-		<-t.C
-		interval = min(interval*2, 50*time.Millisecond)
-	}
-	return nil
-}
-
-func waitClosed(ch <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return true
-	case <-t.C:
-		return false
-	}
-}
-
-// readTail returns at most 16 KiB of path from offset on.
-func readTail(path string, offset int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	const max = 16 << 10
-	if fi, err := f.Stat(); err == nil && fi.Size()-offset > max {
-		offset = fi.Size() - max
-	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return ""
-	}
-	b, _ := io.ReadAll(f)
-	return string(b)
+		return true, nil
+	})
 }
 
 func parseUpstream(raw string) (*url.URL, error) {
@@ -609,37 +367,6 @@ func hostPort(u *url.URL) string {
 	}
 	return net.JoinHostPort(u.Hostname(), "80")
 }
-
-// backendServer answers 200 "ok\n" to everything; locations without content
-// proxy to it so that the response comes from nginx's content phase, after
-// limit_req has run.
-type backendServer struct {
-	srv  *http.Server
-	addr string
-	once sync.Once
-}
-
-func startBackend() (*backendServer, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	b := &backendServer{addr: ln.Addr().String()}
-	b.srv = &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.Header().Set("Content-Length", "3")
-			io.WriteString(w, "ok\n")
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          log.New(io.Discard, "", 0),
-	}
-	go b.srv.Serve(ln)
-	return b, nil
-}
-
-func (b *backendServer) close() { b.once.Do(func() { b.srv.Close() }) }
 
 // supportsE reports whether bin accepts -e (nginx 1.19.5+), which sends the
 // start-up error log into the private directory rather than the compiled-in

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/internal/testenv"
+	"github.com/ratecheck/ratecheck/targets/internal/proc"
 )
 
 // Staircase tolerance. A queued request is released by an nginx timer; the
@@ -26,8 +28,8 @@ import (
 // server in it) share 2 cores with whatever else the machine runs. A step is
 // the difference of two such measurements, so the errors of both ends add.
 // On a run where this process was never more than maxStall late (see
-// stallWatch), 30 ms bounds all of that with margin while staying far below
-// the 100 ms step, so a wrong step, or no staircase, cannot pass.
+// testenv.StallWatch), 30 ms bounds all of that with margin while staying
+// far below the 100 ms step, so a wrong step, or no staircase, cannot pass.
 const stepTolerance = 30 * time.Millisecond
 
 // maxStall is the scheduling delay beyond which a run says nothing about
@@ -40,30 +42,6 @@ const maxStall = 15 * time.Millisecond
 // exact counts to hold: nginx forgives one request per 1/r (100 ms at 10r/s),
 // so requests written within 80 ms of each other all meet the same bucket.
 const maxSpread = 80 * time.Millisecond
-
-// stallWatch measures how late a 2 ms timer fires in this process until stop
-// is closed, and sends the worst lateness. It measures; it does not
-// synchronise anything.
-func stallWatch(stop <-chan struct{}) <-chan time.Duration {
-	out := make(chan time.Duration, 1)
-	go func() {
-		const tick = 2 * time.Millisecond
-		var worst time.Duration
-		for {
-			t0 := time.Now()
-			tm := time.NewTimer(tick)
-			select {
-			case <-stop:
-				tm.Stop()
-				out <- worst
-				return
-			case <-tm.C:
-			}
-			worst = max(worst, time.Since(t0)-tick)
-		}
-	}()
-	return out
-}
 
 // run is one volley against a fresh nginx.
 type run struct {
@@ -89,7 +67,7 @@ func measure(t *testing.T, conf, path string, n int, opt Options, check func(r r
 			t.Fatalf("Start(%s): %v", conf, err)
 		}
 		stop := make(chan struct{})
-		stalls := stallWatch(stop)
+		stalls := testenv.StallWatch(stop)
 		shots := volley(t, inst, path, n)
 		close(stop)
 		r := run{shots: shots, inst: inst, stall: <-stalls}
@@ -279,16 +257,6 @@ func TestFullConfig(t *testing.T) {
 	}
 }
 
-// writeConf writes a snippet for a test and returns its path.
-func writeConf(t *testing.T, name, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func get(t *testing.T, base, path string) int {
 	t.Helper()
 	resp, err := http.Get(strings.TrimSuffix(base, "/") + path)
@@ -304,7 +272,7 @@ func get(t *testing.T, base, path string) int {
 // proxy_pass: `return` answers in the rewrite phase, before limit_req. The
 // zone allows one request per 62.5 s (1r/m), so timing cannot matter.
 func TestReturnBypassesLimitReq(t *testing.T) {
-	conf := writeConf(t, "return.conf", `limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
+	conf := testenv.WriteConf(t, "return.conf", `limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
 location / {
     limit_req zone=one;
     return 200 "bypassed\n";
@@ -333,7 +301,7 @@ location /proxied {
 // limit_req inherited from the server level), so warming connections does not
 // disturb an experiment.
 func TestReadyPathNotLimited(t *testing.T) {
-	conf := writeConf(t, "server-level.conf", `limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
+	conf := testenv.WriteConf(t, "server-level.conf", `limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
 limit_req zone=one;
 `)
 	inst := startNginx(t, conf, Options{})
@@ -370,7 +338,7 @@ func TestUpstreamOption(t *testing.T) {
 
 func TestBadConfig(t *testing.T) {
 	needNginx(t)
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	for _, tc := range []struct {
 		conf string
 		line int
@@ -401,13 +369,13 @@ func TestBadConfig(t *testing.T) {
 		if strings.Contains(err.Error(), tmp) {
 			t.Errorf("%s: Error() names the generated file: %q", tc.conf, err)
 		}
-		assertEmptyDir(t, tmp)
+		testenv.AssertEmptyDir(t, tmp)
 	}
 }
 
 func TestBadConfigKeep(t *testing.T) {
 	needNginx(t)
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	_, err := Start(context.Background(), td("bad.conf"), Options{Keep: true})
 	var ce *ConfigError
 	if !errors.As(err, &ce) {
@@ -416,7 +384,7 @@ func TestBadConfigKeep(t *testing.T) {
 	if !strings.Contains(err.Error(), "generated config is kept at "+tmp) {
 		t.Errorf("Error() does not say where the kept config is: %q", err)
 	}
-	if ps := procsMentioning(tmp); len(ps) > 0 {
+	if ps := testenv.ProcsMentioning(tmp); len(ps) > 0 {
 		t.Errorf("processes left: %v", ps)
 	}
 }
@@ -427,7 +395,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	members := groupMembers(inst.Pid)
+	members := testenv.GroupMembers(inst.Pid)
 	if len(members) < 2 {
 		t.Errorf("process group %d has %v, want the master and a worker", inst.Pid, members)
 	}
@@ -454,7 +422,7 @@ func TestStopKillsProcessGroup(t *testing.T) {
 // nginx's graceful SIGQUIT would: at 1r/s with burst=8 the last of 9 requests
 // is queued 8 s out.
 func TestStopWhileRequestsQueued(t *testing.T) {
-	conf := writeConf(t, "queue.conf", `limit_req_zone $binary_remote_addr zone=one:1m rate=1r/s;
+	conf := testenv.WriteConf(t, "queue.conf", `limit_req_zone $binary_remote_addr zone=one:1m rate=1r/s;
 limit_req zone=one burst=8;
 `)
 	needNginx(t)
@@ -498,13 +466,13 @@ func TestContextCancelStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(groupMembers(inst.Pid)) == 0 {
+	if len(testenv.GroupMembers(inst.Pid)) == 0 {
 		t.Fatal("no nginx process running")
 	}
 	cancel()
 	select {
 	case <-inst.Done():
-	case <-time.After(3 * stopGrace):
+	case <-time.After(3 * proc.StopGrace):
 		t.Fatal("cancelling the context did not stop nginx")
 	}
 	assertGone(t, inst)
@@ -515,13 +483,13 @@ func TestContextCancelStops(t *testing.T) {
 
 func TestCancelledContextBeforeStart(t *testing.T) {
 	needNginx(t)
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Start(ctx, td("burst.conf"), Options{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	assertEmptyDir(t, tmp)
+	testenv.AssertEmptyDir(t, tmp)
 }
 
 func TestKeep(t *testing.T) {
@@ -560,39 +528,11 @@ func TestMissingBinary(t *testing.T) {
 // another port, and gives up cleanly when every attempt fails.
 func TestPortTakenRetries(t *testing.T) {
 	needNginx(t)
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	busyPort := busy.Addr().(*net.TCPAddr).Port
-	saved := freePort
-	defer func() { freePort = saved }()
-
-	calls := 0
-	freePort = func() (int, error) {
-		calls++
-		if calls == 1 {
-			return busyPort, nil
-		}
-		return saved()
-	}
-	inst := startNginx(t, td("burst.conf"), Options{})
-	if strings.Contains(inst.URL, fmt.Sprintf(":%d/", busyPort)) || calls != 2 {
-		t.Fatalf("URL %s after %d port choices; want a second port", inst.URL, calls)
-	}
-
-	tmp := isolateTemp(t)
-	freePort = func() (int, error) { return busyPort, nil }
-	t0 := time.Now()
-	_, err = Start(context.Background(), td("burst.conf"), Options{})
-	if err == nil || !strings.Contains(err.Error(), "Address already in use") {
-		t.Fatalf("err %v, want the bind failure", err)
-	}
-	if d := time.Since(t0); d > 3*time.Second {
-		t.Errorf("giving up took %v; nginx's own 5×500 ms bind retries should be cut short", d)
-	}
-	assertEmptyDir(t, tmp)
+	// nginx retries a bind 5 times 500 ms apart on its own (7.5 s for the
+	// three ports): Start must cut that short.
+	testenv.CheckPortRetry(t, &freePort, 3*time.Second,
+		func() string { return startNginx(t, td("burst.conf"), Options{}).URL },
+		func() error { _, err := Start(context.Background(), td("burst.conf"), Options{}); return err })
 }
 
 func TestMissingIncludeIsConfigError(t *testing.T) {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package haproxy
+package proc
 
 import (
 	"errors"
@@ -13,12 +13,9 @@ var (
 	sigKill = syscall.SIGKILL
 )
 
-func platformCheck() error { return nil }
+// PlatformCheck says why a server cannot be run here (nil on Unix).
+func PlatformCheck(string) error { return nil }
 
-// setProcAttrs puts haproxy in a process group of its own, so that Stop can
-// signal everything it started together and a Ctrl-C in the terminal (sent
-// to ratecheck's foreground group) does not reach it directly: ratecheck's
-// context cancellation stops it in order instead.
 func setProcAttrs(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setDeathSignal(cmd.SysProcAttr)

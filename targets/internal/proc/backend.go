@@ -1,4 +1,4 @@
-package haproxy
+package proc
 
 import (
 	"io"
@@ -9,22 +9,22 @@ import (
 	"time"
 )
 
-// backendServer answers 200 "ok\n" to everything: the generated backend
-// and every server line of the user's backends forward to it, so the
-// response comes from a real backend after the frontend's rules have run,
-// and no request leaves the machine.
-type backendServer struct {
+// Backend answers 200 "ok\n" to every request on 127.0.0.1. A runner makes
+// the server forward to it so that the response comes from a real backend,
+// after the server's limiting has run, and no request leaves the machine.
+type Backend struct {
+	Addr string // 127.0.0.1:PORT
 	srv  *http.Server
-	addr string
 	once sync.Once
 }
 
-func startBackend() (*backendServer, error) {
+// StartBackend starts a Backend on a free loopback port.
+func StartBackend() (*Backend, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	b := &backendServer{addr: ln.Addr().String()}
+	b := &Backend{Addr: ln.Addr().String()}
 	b.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body)
@@ -39,4 +39,5 @@ func startBackend() (*backendServer, error) {
 	return b, nil
 }
 
-func (b *backendServer) close() { b.once.Do(func() { b.srv.Close() }) }
+// Close stops the backend; it is safe to call more than once.
+func (b *Backend) Close() { b.once.Do(func() { b.srv.Close() }) }

@@ -1,7 +1,8 @@
 //go:build unix && !linux
 
-package nginx
+package proc
 
 import "syscall"
 
+// setDeathSignal does nothing: only Linux has a parent-death signal.
 func setDeathSignal(*syscall.SysProcAttr) {}
