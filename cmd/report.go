@@ -64,6 +64,11 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 	if err != nil {
 		return usageErr("--expect: %v", err)
 	}
+	for _, p := range paths {
+		if err := checkStreamPath(p); err != nil {
+			return err
+		}
+	}
 	if merged, err := mergeIfSharded(paths); err != nil || merged != nil {
 		if err != nil {
 			return err
@@ -140,19 +145,32 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 }
 
 func readStreamFile(path string) (*attack.Recorded, error) {
+	if err := checkStreamPath(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usageErr("%v (name a results stream: the --out file of attack, probe, check or compare)", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, usageErr("%s is a directory: name the results streams in it, e.g. %s", path, filepath.Join(path, "*.jsonl"))
-	}
 	rec, err := attack.ReadStream(f)
 	if err != nil {
 		return nil, usageErr("%s: %v", path, err)
 	}
 	return rec, nil
+}
+
+// checkStreamPath is exit 2, saying what to name instead, for a path that
+// is no results file: missing, unreadable, or a directory.
+func checkStreamPath(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return usageErr("%v (name a results stream: the --out file of attack, probe, check or compare)", err)
+	case fi.IsDir():
+		return usageErr("%s is a directory: name the results streams in it, e.g. %s", path, filepath.Join(path, "*.jsonl"))
+	}
+	return nil
 }
 
 func streamExperiment(h attack.StreamHeader) string {
