@@ -43,8 +43,9 @@ func NewHandler(opt Options) (*Handler, error) {
 func (h *Handler) key(r *http.Request) string {
 	switch {
 	case h.opt.Scope == "ip":
-		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		return host
+		return clientAddr(r, h.opt.Key)
+	case h.opt.Scope == "connection":
+		return r.RemoteAddr // address and port: one key per TCP connection
 	case strings.HasPrefix(h.opt.Scope, "header:"):
 		return r.Header.Get(strings.TrimPrefix(h.opt.Scope, "header:"))
 	}
