@@ -80,6 +80,9 @@ type Shot struct {
 	// Extra are header lines ("Name: value") sent with this shot alone
 	// (the probe's spoofed X-Forwarded-For); sent through Do only.
 	Extra []string
+	// Fresh sends the shot on a connection of its own, opened for it and
+	// closed after (the probe's per-connection scope trial); Do only.
+	Fresh bool
 }
 
 // Engine sends shots and hands every result to its sinks.
@@ -305,7 +308,7 @@ func (e *Engine) newResult(s Shot) *Result {
 	if !s.Source.IsValid() {
 		s.Source = e.opt.clientSource(s.Client)
 	}
-	return &Result{Seq: seq, Phase: s.Phase, Client: s.Client, Key: s.Key, Scheduled: s.At, src: s.Source, extra: s.Extra}
+	return &Result{Seq: seq, Phase: s.Phase, Client: s.Client, Key: s.Key, Scheduled: s.At, src: s.Source, extra: s.Extra, fresh: s.Fresh}
 }
 
 func (e *Engine) emit(r *Result) {
@@ -323,6 +326,10 @@ func (e *Engine) send(ctx context.Context, r *Result) {
 	wire := e.wire(r.Key)
 	if len(r.extra) > 0 {
 		wire = e.req.wire(r.Key, r.extra...)
+	}
+	if r.fresh {
+		e.freshRoundTrip(ctx, wire, r) // source.go
+		return
 	}
 	e.poolFor(r).roundTrip(ctx, wire, e.start, r) // pool.go
 }

@@ -27,6 +27,7 @@ type Result struct {
 
 	src   netip.Addr // the source the shot asked for (Shot.Source)
 	extra []string   // the shot's own header lines (Shot.Extra)
+	fresh bool       // Shot.Fresh
 }
 
 // Latency is from the actual send to completion.

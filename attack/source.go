@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/netip"
@@ -195,4 +196,13 @@ func stamp(r *Result, local netip.Addr) {
 	if local.IsValid() {
 		r.Source = local.String()
 	}
+}
+
+// freshRoundTrip sends r on a connection opened for it alone (Shot.Fresh),
+// bound to the shot's source, and closes it after.
+func (e *Engine) freshRoundTrip(ctx context.Context, wire []byte, r *Result) {
+	c := e.baseConn()
+	c.local = r.src
+	defer c.close()
+	c.roundTrip(ctx, wire, e.start, r)
 }

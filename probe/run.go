@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -28,6 +29,11 @@ type Options struct {
 	Command, Target string
 	// Sinks also receive every result (a progress line, say).
 	Sinks []func(*attack.Result)
+
+	// secondSource is the address of the scope trial (plan_scope.go), and
+	// secondWhy why there is none.
+	secondSource netip.Addr
+	secondWhy    string
 }
 
 // Defaults for a probe's budget: the bar is ≤ max(20 s, 3 W) and
@@ -130,6 +136,7 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 		sinks = append(sinks, stream.Add)
 	}
 	col := attack.NewCollector(true)
+	opt.Engine.Sources, opt.secondSource, opt.secondWhy = scopeSources(req.URL, opt.Engine.Sources)
 	eo := opt.Engine
 	// The plan stops sending answerGrace before MaxTime; the engine's hard
 	// stop is the budget itself, so a probe never overruns it.
