@@ -40,3 +40,21 @@ func spoofSeqs(v *view, admitted bool) []int {
 	}
 	return out
 }
+
+// replicaNote starts a limit check's finding with the replicas the probe
+// recognised (probe/replicas.go): why the limit is a multiple.
+func replicaNote(v *view) string {
+	if v.inf.Replicas < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%d replicas with their own counters: the effective limit is %d× the advertised %d (%d); ",
+		v.inf.Replicas, v.inf.Replicas, v.inf.AdvertisedLimit, v.inf.EffectiveLimit)
+}
+
+// replicaHint is the fix for replicas counting alone, else fallback.
+func replicaHint(v *view, fallback string) string {
+	if v.inf.Replicas < 2 {
+		return fallback
+	}
+	return "count in one store every replica shares, updated atomically (a Lua script in Redis), or advertise the limit each client really gets"
+}

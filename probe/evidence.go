@@ -84,7 +84,8 @@ func (o *Observation) facts(inf Inference) []string {
 	case limiter.LeakyShaping:
 		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
 	}
-	return append(out, scopeFacts(inf)...) // scope.go
+	out = append(out, replicaFacts(o.replicaFindings())...) // replicas.go
+	return append(out, scopeFacts(inf)...)                  // scope.go
 }
 
 func runnerUp(inf Inference) *Alternative {

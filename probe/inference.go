@@ -31,16 +31,21 @@ type Inference struct {
 	// ScopeReason says why Scope is untested; ScopeTrials what each other
 	// identity showed; Spoofable the forged headers that brought capacity
 	// back (scope.go).
-	ScopeReason  string        `json:"scope_reason,omitempty"`
-	ScopeTrials  []ScopeTrial  `json:"scope_trials,omitempty"`
-	Spoofable    []string      `json:"spoofable,omitempty"`
-	SpoofTested  bool          `json:"spoof_tested,omitempty"`
-	Confidence   float64       `json:"confidence"`
-	Explained    int           `json:"explained"` // decisions the model reproduces
-	Decisions    int           `json:"decisions"`
-	Alternatives []Alternative `json:"alternatives,omitempty"`
-	Evidence     []string      `json:"evidence"`
-	Reason       string        `json:"reason,omitempty"` // why inconclusive
+	ScopeReason string       `json:"scope_reason,omitempty"`
+	ScopeTrials []ScopeTrial `json:"scope_trials,omitempty"`
+	Spoofable   []string     `json:"spoofable,omitempty"`
+	SpoofTested bool         `json:"spoof_tested,omitempty"`
+	// Replicas counting alone behind a balancer, the limit each advertised
+	// and what they admit together (replicas.go); 0 when not seen.
+	Replicas        int           `json:"replicas,omitempty"`
+	AdvertisedLimit int           `json:"advertised_limit,omitempty"`
+	EffectiveLimit  int           `json:"effective_limit,omitempty"`
+	Confidence      float64       `json:"confidence"`
+	Explained       int           `json:"explained"` // decisions the model reproduces
+	Decisions       int           `json:"decisions"`
+	Alternatives    []Alternative `json:"alternatives,omitempty"`
+	Evidence        []string      `json:"evidence"`
+	Reason          string        `json:"reason,omitempty"` // why inconclusive
 	// Push says how hard the plan pushed a target that rejected nothing
 	// (family none): what "no limit" was tested up to.
 	Push *Push `json:"push,omitempty"`
@@ -95,7 +100,8 @@ func (f familyFit) mismatches() int {
 func Infer(o *Observation) Inference {
 	evs := o.events()
 	inf := Inference{Decisions: len(evs)}
-	inf.setScope(o.scopeFindings()) // scope.go
+	inf.setScope(o.scopeFindings())      // scope.go
+	inf.setReplicas(o.replicaFindings()) // replicas.go
 	if o.Stopped == StopInterrupted {
 		inf.Family, inf.Reason = Inconclusive, o.unearned(rejectedEvents(evs))
 		inf.Evidence = o.facts(inf)

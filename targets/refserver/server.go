@@ -25,6 +25,8 @@ type Handler struct {
 	// stale is what the race fault's "replica" last saw per key (guarded
 	// by mu); nil unless that fault is on.
 	stale map[string]int
+	// shared: the limiter is safe for concurrent use (NewSharedHandler).
+	shared bool
 }
 
 // NewHandler validates opt and builds the handler.
@@ -90,6 +92,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) decide(key string) (time.Time, limiter.Decision) {
 	if h.stale != nil {
 		return h.racyDecide(key)
+	}
+	if h.shared {
+		now := h.now()
+		return now, h.lim.Allow(key, now)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
