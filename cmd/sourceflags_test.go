@@ -36,3 +36,12 @@ func TestCheckExpectsScope(t *testing.T) {
 		t.Fatalf("global: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
+
+// A fleet spec that cannot run is exit 2 with the key at fault.
+func TestBadFleetSpecExit2(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, stderr := runCmd(t, "probe", "--quiet", "--out", out, "builtin:fleet?replicas=0&algo=token_bucket")
+	if code != ExitUsage || !strings.Contains(stderr, `replicas "0": use a whole number from 1 to 64`) {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+}
