@@ -74,3 +74,20 @@ func TestFleetEndToEnd(t *testing.T) {
 		t.Fatalf("redis-naive: %s", p.describe())
 	}
 }
+
+// The store goes away 2 s into the run: the evidence says whether the
+// limiter then fails open or closed; with the store up it says neither.
+func TestStoreFailureEndToEnd(t *testing.T) {
+	testenv.Need(t, "redis-server")
+	spec := "builtin:fleet?replicas=3&algo=token_bucket&rate=10/s&burst=20&store=redis&fault=store-down-after=2s&store-fails="
+	for _, mode := range []string{probe.StoreFailsOpen, probe.StoreFailsClosed} {
+		p := probeFleet(t, spec+mode)
+		if p.inf.StoreFailure != mode || !strings.Contains(strings.Join(p.inf.Evidence, "\n"), "the limiter fails "+mode) {
+			t.Errorf("%s: store failure %q\nevidence %s", mode, p.inf.StoreFailure, strings.Join(p.inf.Evidence, "\n"))
+		}
+	}
+	p := probeFleet(t, "builtin:fleet?replicas=3&algo=token_bucket&rate=10/s&burst=20&store=redis")
+	if p.inf.StoreFailure != "" {
+		t.Errorf("store up: store failure %q", p.inf.StoreFailure)
+	}
+}

@@ -85,7 +85,10 @@ func (o *Observation) facts(inf Inference) []string {
 		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
 	}
 	out = append(out, replicaFacts(o.replicaFindings())...) // replicas.go
-	return append(out, scopeFacts(inf)...)                  // scope.go
+	if _, fact := o.storeFailure(inf); fact != "" {
+		out = append(out, fact) // storefail.go
+	}
+	return append(out, scopeFacts(inf)...) // scope.go
 }
 
 func runnerUp(inf Inference) *Alternative {

@@ -37,15 +37,18 @@ type Inference struct {
 	SpoofTested bool         `json:"spoof_tested,omitempty"`
 	// Replicas counting alone behind a balancer, the limit each advertised
 	// and what they admit together (replicas.go); 0 when not seen.
-	Replicas        int           `json:"replicas,omitempty"`
-	AdvertisedLimit int           `json:"advertised_limit,omitempty"`
-	EffectiveLimit  int           `json:"effective_limit,omitempty"`
-	Confidence      float64       `json:"confidence"`
-	Explained       int           `json:"explained"` // decisions the model reproduces
-	Decisions       int           `json:"decisions"`
-	Alternatives    []Alternative `json:"alternatives,omitempty"`
-	Evidence        []string      `json:"evidence"`
-	Reason          string        `json:"reason,omitempty"` // why inconclusive
+	Replicas        int `json:"replicas,omitempty"`
+	AdvertisedLimit int `json:"advertised_limit,omitempty"`
+	EffectiveLimit  int `json:"effective_limit,omitempty"`
+	// StoreFailure is "open" or "closed" when the end of the run shows the
+	// limiter admitting or rejecting everything (storefail.go).
+	StoreFailure string        `json:"store_failure,omitempty"`
+	Confidence   float64       `json:"confidence"`
+	Explained    int           `json:"explained"` // decisions the model reproduces
+	Decisions    int           `json:"decisions"`
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	Evidence     []string      `json:"evidence"`
+	Reason       string        `json:"reason,omitempty"` // why inconclusive
 	// Push says how hard the plan pushed a target that rejected nothing
 	// (family none): what "no limit" was tested up to.
 	Push *Push `json:"push,omitempty"`
@@ -96,8 +99,9 @@ func (f familyFit) mismatches() int {
 	return f.best[0].Mismatches
 }
 
-// Infer fits every family to the observation and names the best.
-func Infer(o *Observation) Inference {
+// infer fits every family to the observation and names the best (Infer,
+// storefail.go, adds what the end of the run shows).
+func infer(o *Observation) Inference {
 	evs := o.events()
 	inf := Inference{Decisions: len(evs)}
 	inf.setScope(o.scopeFindings())      // scope.go
