@@ -15,11 +15,16 @@ import (
 type Options struct {
 	MaxTime     time.Duration // time budget; default DefaultMaxTime
 	MaxRequests int           // request budget; default DefaultMaxRequests
-	// ScopeKey tests per-key scope by sending one request with another key
-	// value (needs the request's KeyHeader).
+	// ScopeKey adds another key value to the scope trials (needs the
+	// request's KeyHeader); the other identities (another source address,
+	// a fresh connection, forged proxy headers) are tried regardless
+	// (plan_scope.go).
 	ScopeKey bool
 	// Engine shapes the requests (timeout, TLS, connections, keys). Its
 	// budget fields are ignored: the probe's budget above is the engine's.
+	// Of its Sources the probe's own connections bind the first and the
+	// scope trial the second (for a loopback target, another loopback
+	// address when there is no second).
 	Engine attack.Options
 	// ResultsFile, when set, receives every result as it arrives (JSON
 	// Lines, see attack.CreateStream), so an interrupted probe keeps its data.

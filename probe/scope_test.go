@@ -86,7 +86,8 @@ func TestScopeSources(t *testing.T) {
 
 // The acceptance, end to end on real reference servers with no
 // extra flags: a per-address limit is per_ip, a global one global, a limit
-// keyed on X-Forwarded-For is spoofable, a header key is per_key.
+// keyed on X-Forwarded-For is spoofable, one counter per TCP connection is
+// per_connection, a header key is per_key.
 func TestProbeFindsTheScope(t *testing.T) {
 	for _, c := range []struct {
 		spec      string
@@ -97,6 +98,7 @@ func TestProbeFindsTheScope(t *testing.T) {
 		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip", "", ScopePerIP, false},
 		{"builtin:token_bucket?rate=10/s&burst=20&scope=global", "", ScopeGlobal, false},
 		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip&key=forwarded", "", ScopePerIP, true},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=connection", "", ScopePerConnection, false},
 		{"builtin:fixed_window?limit=20&window=2s&scope=header:X-Key", "X-Key", ScopePerKey, false},
 	} {
 		srv, err := refserver.StartBuiltin(c.spec)
