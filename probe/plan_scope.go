@@ -107,8 +107,8 @@ func (p *planner) scopeTrials(ctx context.Context) {
 				p.note("scope trials cut short: the request budget is spent")
 				return
 			}
-			if !p.exhaustOwn(ctx) {
-				p.note("scope trials not run: %d sequential requests over %s did not get the probe's own requests rejected", scopeExhaustMax, scopeExhaustTime)
+			if why := p.exhaustOwn(ctx); why != "" {
+				p.note("scope trials not run: %s", why)
 				return
 			}
 			for i := range scopeTrialShots {
@@ -128,22 +128,25 @@ func (p *planner) scopeTrials(ctx context.Context) {
 }
 
 // exhaustOwn sends the probe's own requests one at a time until one is
-// rejected (bounded in number and time); false if none was.
-func (p *planner) exhaustOwn(ctx context.Context) bool {
+// rejected (bounded in number and time); why not, when none was.
+func (p *planner) exhaustOwn(ctx context.Context) string {
 	until := time.Now().Add(scopeExhaustTime)
-	for range scopeExhaustMax {
-		if p.left() < scopeTrialShots+2 || time.Now().After(until) {
-			return false
+	for i := range scopeExhaustMax {
+		switch {
+		case p.left() < scopeTrialShots+2:
+			return "the request budget is spent"
+		case time.Now().After(until):
+			return fmt.Sprintf("%d requests one at a time over %s were all admitted (a concurrency cap, or a queue, limits no identity that way)", i, scopeExhaustTime)
 		}
 		r, ok := p.e.Do(ctx, attack.Shot{Phase: phaseScopeRef})
 		if !ok {
-			return false
+			return "the run ended"
 		}
 		if decided(r) && r.Rejected() {
-			return true
+			return ""
 		}
 	}
-	return false
+	return fmt.Sprintf("%d requests one at a time were all admitted", scopeExhaustMax)
 }
 
 // trialOutcome is what the rounds of phase so far showed.
