@@ -158,6 +158,9 @@ func (o *Observation) scopeFindings() ScopeFindings {
 	default:
 		f.Scope = ScopeUntested
 		f.Reason = untestedScopeReason(found)
+		if len(found) == 0 && lastRef != nil {
+			f.Reason = "the probe's own requests, sent one at a time, were not rejected, so no other identity could be compared with them (a concurrency cap or a queue limits requests in flight, not identities)"
+		}
 	}
 	return f
 }

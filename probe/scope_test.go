@@ -51,6 +51,7 @@ func TestScopeFindingsFromTrials(t *testing.T) {
 		{"own not limited", seq(ref(true), own(phaseScopeIP, true), ref(false)), ScopeUntested, "not limited just before", nil},
 		{"no address", seq(ref(false), []shot{{phaseScopeOther, "k", 0, false}}, ref(false)), ScopeUntested, "--source-addrs", nil},
 		{"nothing", seq(), ScopeUntested, "no scope trial ran", nil},
+		{"never limited", seq(ref(true), ref(true)), ScopeUntested, "were not rejected", nil},
 		{"spoofable", seq(ref(false), rejected, ref(false), own(phaseScopeXFF, true), ref(false), own(phaseScopeXRealIP, true), ref(false), []shot{{phaseScopeForwarded, "", 0, false}}, ref(false)),
 			ScopeGlobal, "", []string{"X-Forwarded-For", "X-Real-IP"}},
 	} {
