@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,9 @@ type Options struct {
 	MaxDuration time.Duration // time budget; default 2 min
 	MaxConns    int           // simultaneous connections (and requests in flight); default 1,000, at most ConnsCeiling
 	Keys        int           // distinct key values to rotate through when a shot names none
+	// Sources are the local addresses connections bind (source.go); none:
+	// the kernel picks.
+	Sources []netip.Addr
 	// Names, when set, is how messages (errors, notes) name a field such
 	// as "Options.MaxRequests" or "Burst.K": the command line passes its
 	// flag names. Unset, messages use the Go names.
@@ -70,6 +74,15 @@ type Shot struct {
 	Phase  string
 	Client int
 	Key    string
+	// Source, when set, is the local address the request's connection
+	// binds (source.go); a storm/backoff client's default is its own.
+	Source netip.Addr
+	// Extra are header lines ("Name: value") sent with this shot alone
+	// (the probe's spoofed X-Forwarded-For); sent through Do only.
+	Extra []string
+	// Fresh sends the shot on a connection of its own, opened for it and
+	// closed after (the probe's per-connection scope trial); Do only.
+	Fresh bool
 }
 
 // Engine sends shots and hands every result to its sinks.
@@ -82,9 +95,11 @@ type Engine struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	addr string // host:port the connections dial
-	pool connPool
-	h2   *h2client // Options.HTTP2
+	addr     string // host:port the connections dial
+	pool     connPool
+	baseConn func() *h1conn // a new connection bound to no source
+	srcPools sourcePools    // shots that name their source (source.go)
+	h2       *h2client      // Options.HTTP2
 
 	wiresMu sync.RWMutex
 	wires   map[string][]byte
@@ -114,9 +129,16 @@ type Engine struct {
 func New(req *Request, opt Options, sinks ...func(*Result)) *Engine {
 	opt.fill()
 	e := &Engine{req: req, opt: opt, sinks: sinks, wires: map[string][]byte{}, inflight: make(chan struct{}, opt.MaxConns)}
-	e.addr, e.pool.newConn = leanClient(req.URL, opt)
+	e.addr, e.baseConn = leanClient(req.URL, opt)
+	ring := &sourceRing{addrs: opt.Sources}
+	e.pool.newConn = func() *h1conn {
+		c := e.baseConn()
+		c.local = ring.pick()
+		return c
+	}
 	if opt.HTTP2 {
 		e.h2 = newH2client(e.addr, req, opt)
+		e.h2.local = ring.pick
 	}
 	return e
 }
@@ -154,6 +176,7 @@ func (e *Engine) BeginAt(parent context.Context, start time.Time) context.Contex
 	e.budgetChecked = make(chan struct{})
 	e.stopAfter = []func() bool{
 		context.AfterFunc(parent, e.pool.abort),
+		context.AfterFunc(parent, e.srcPools.abort),
 		context.AfterFunc(ctx, func() {
 			defer close(e.budgetChecked)
 			switch {
@@ -240,6 +263,7 @@ func (e *Engine) take() bool {
 func (e *Engine) Finish() {
 	e.wg.Wait()
 	e.pool.closeIdle()
+	e.srcPools.closeIdle()
 	if e.h2 != nil {
 		e.h2.close()
 	}
@@ -281,7 +305,10 @@ func (e *Engine) newResult(s Shot) *Result {
 	if s.Key == "" && e.opt.Keys > 0 && e.req.KeyHeader != "" {
 		s.Key = "key-" + strconv.Itoa(seq%e.opt.Keys)
 	}
-	return &Result{Seq: seq, Phase: s.Phase, Client: s.Client, Key: s.Key, Scheduled: s.At}
+	if !s.Source.IsValid() {
+		s.Source = e.opt.clientSource(s.Client)
+	}
+	return &Result{Seq: seq, Phase: s.Phase, Client: s.Client, Key: s.Key, Scheduled: s.At, src: s.Source, extra: s.Extra, fresh: s.Fresh}
 }
 
 func (e *Engine) emit(r *Result) {
@@ -293,10 +320,18 @@ func (e *Engine) emit(r *Result) {
 // send performs one request synchronously.
 func (e *Engine) send(ctx context.Context, r *Result) {
 	if e.h2 != nil {
-		e.h2.roundTrip(ctx, e, r) // h2.go
+		e.h2For(r).roundTrip(ctx, e, r) // h2.go
 		return
 	}
-	e.pool.roundTrip(ctx, e.wire(r.Key), e.start, r) // pool.go
+	wire := e.wire(r.Key)
+	if len(r.extra) > 0 {
+		wire = e.req.wire(r.Key, r.extra...)
+	}
+	if r.fresh {
+		e.freshRoundTrip(ctx, wire, r) // source.go
+		return
+	}
+	e.poolFor(r).roundTrip(ctx, wire, e.start, r) // pool.go
 }
 
 // Do sends one shot now and waits for its result: for closed-loop clients

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http/httputil"
+	"net/netip"
 	"strconv"
 	"time"
 )
@@ -23,6 +24,7 @@ type h1conn struct {
 	addr    string
 	tlsConf *tls.Config // nil for plain http
 	timeout time.Duration
+	local   netip.Addr     // source address to bind (source.go); zero: the kernel's choice
 	broken  error          // why no connection can be made (a TLS configuration that failed to load)
 	raw     net.Conn       // the TCP connection
 	c       net.Conn       // what requests are written to: raw, or TLS over raw
@@ -48,7 +50,7 @@ func (h *h1conn) dial(ctx context.Context) error {
 	if h.broken != nil {
 		return h.broken
 	}
-	d := net.Dialer{Timeout: h.timeout, KeepAlive: 30 * time.Second}
+	d := net.Dialer{Timeout: h.timeout, KeepAlive: 30 * time.Second, LocalAddr: tcpLocal(h.local)}
 	raw, err := d.DialContext(ctx, "tcp", h.addr)
 	if err != nil {
 		return err
@@ -118,6 +120,7 @@ func (h *h1conn) ready(ctx context.Context) error {
 // roundTrip sends wire and reads the response into r. start is the run's
 // zero.
 func (h *h1conn) roundTrip(ctx context.Context, wire []byte, start time.Time, r *Result) {
+	stamp(r, h.local)
 	for attempt := 0; ; attempt++ {
 		if err := h.ready(ctx); err != nil {
 			r.Sent = time.Since(start)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,7 @@ type h2client struct {
 	broken  error // a TLS configuration that failed to load
 	timeout time.Duration
 	req     *Request
+	local   func() netip.Addr // the source address of the next connection (source.go); nil: none
 
 	mu    sync.Mutex
 	conns []*h2conn
@@ -91,6 +93,7 @@ func newH2client(addr string, req *Request, opt Options) *h2client {
 // h2conn is one HTTP/2 connection.
 type h2conn struct {
 	addr    string
+	local   netip.Addr // the source address it is bound to
 	tc      *tls.Conn
 	fr      *http2.Framer
 	timeout time.Duration
@@ -120,7 +123,11 @@ func (c *h2client) dial(ctx context.Context) (*h2conn, error) {
 	if c.broken != nil {
 		return nil, c.broken
 	}
-	d := net.Dialer{Timeout: c.timeout, KeepAlive: 30 * time.Second}
+	var local netip.Addr
+	if c.local != nil {
+		local = c.local()
+	}
+	d := net.Dialer{Timeout: c.timeout, KeepAlive: 30 * time.Second, LocalAddr: tcpLocal(local)}
 	raw, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
 		return nil, err
@@ -142,7 +149,7 @@ func (c *h2client) dial(ctx context.Context) (*h2conn, error) {
 		raw.Close()
 		return nil, errNoH2
 	}
-	h := &h2conn{addr: c.addr, tc: tc, timeout: c.timeout, streams: map[uint32]*h2stream{}, nextID: 1,
+	h := &h2conn{addr: c.addr, local: local, tc: tc, timeout: c.timeout, streams: map[uint32]*h2stream{}, nextID: 1,
 		maxStreams: h2DefaultStreams, settled: make(chan struct{})}
 	h.fr = http2.NewFramer(tc, bufio.NewReaderSize(tc, 16<<10))
 	h.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
@@ -222,7 +229,7 @@ func (c *h2client) conn(ctx context.Context) (*h2conn, error) {
 }
 
 // frames builds the request as HTTP/2 frames on stream id.
-func (c *h2client) frames(id uint32, key string) []byte {
+func (c *h2client) frames(id uint32, key string, extra ...string) []byte {
 	r := c.req
 	var block []byte
 	field := func(name, value string) { block = appendLiteral(block, name, value) }
@@ -244,6 +251,10 @@ func (c *h2client) frames(id uint32, key string) []byte {
 	}
 	if r.KeyHeader != "" && key != "" {
 		field(strings.ToLower(r.KeyHeader), key)
+	}
+	for _, line := range extra {
+		name, value, _ := strings.Cut(line, ":")
+		field(strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(value))
 	}
 	withBody := len(r.Body) > 0
 	if withBody || r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
@@ -567,8 +578,9 @@ func (c *h2client) send(ctx context.Context, e *Engine, r *Result, done func()) 
 		done()
 		return
 	}
+	stamp(r, h.local)
 	id := h.open(r, e.start, done)
-	b := c.frames(id, r.Key)
+	b := c.frames(id, r.Key, r.extra...)
 	r.Sent = e.Now()
 	_ = h.write(b)
 }

@@ -65,6 +65,7 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		go func() {
 			defer e.wg.Done()
 			c := e.pool.get()
+			stamp(a.r, c.local)
 			sock, tail, err := c.prewrite(ctx, e.wire(a.r.Key))
 			if err == nil {
 				a.conn, a.tail = sock, tail
@@ -240,6 +241,7 @@ func (e *Engine) burstH2(ctx context.Context, at time.Duration, shots []Shot) {
 			byConn[h] = g
 			groups = append(groups, g)
 		}
+		stamp(r, h.local)
 		id := h.open(r, e.start, func() {
 			go func() { // not on the connection's reader, which must go on reading
 				<-released // Sent is final

@@ -60,9 +60,9 @@ func NewRequest(method, rawURL string, headers []string, body string) (*Request,
 }
 
 // wire serialises the request as HTTP/1.1 bytes with key as the value of
-// KeyHeader. Built once per distinct key and reused: the hot path then only
-// writes a prepared slice.
-func (r *Request) wire(key string) []byte {
+// KeyHeader, and the extra header lines of a shot. Built once per distinct
+// key and reused: the hot path then only writes a prepared slice.
+func (r *Request) wire(key string, extra ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString(r.Method)
 	b.WriteByte(' ')
@@ -83,6 +83,9 @@ func (r *Request) wire(key string) []byte {
 	}
 	if r.KeyHeader != "" && key != "" {
 		b.WriteString(r.KeyHeader + ": " + key + "\r\n")
+	}
+	for _, line := range extra {
+		b.WriteString(line + "\r\n")
 	}
 	if len(r.Body) > 0 || r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
 		b.WriteString("Content-Length: " + strconv.Itoa(len(r.Body)) + "\r\n")

@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"net/netip"
 	"strings"
 	"time"
 )
@@ -12,6 +13,7 @@ type Result struct {
 	Phase  string `json:"phase,omitempty"`  // the profile's step: "burst", "tail", "volley1", ...
 	Client int    `json:"client,omitempty"` // simulated client, for storm/backoff (1-based)
 	Key    string `json:"key,omitempty"`    // value sent in --key-header
+	Source string `json:"source,omitempty"` // local address the connection was bound to (--source-addrs)
 
 	Scheduled time.Duration `json:"scheduled_ns"`  // when the plan said to send
 	Sent      time.Duration `json:"sent_ns"`       // when the bytes went to the socket
@@ -22,6 +24,10 @@ type Result struct {
 	Error   string            `json:"error,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"` // rate-limit headers, lower-case names
 	Body    string            `json:"body,omitempty"`    // first 1 KiB of a non-2xx body
+
+	src   netip.Addr // the source the shot asked for (Shot.Source)
+	extra []string   // the shot's own header lines (Shot.Extra)
+	fresh bool       // Shot.Fresh
 }
 
 // Latency is from the actual send to completion.

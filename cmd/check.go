@@ -49,7 +49,7 @@ Expectations (--expect, repeatable):
   max-inflight=10            a concurrency cap
   status=429                 every rejection has this status (429,503: either)
   retry-after=present        Retry-After on every rejection (or absent)
-  scope=per-key              per-key or global (needs --key-header)
+  scope=per_ip               per_key, per_ip, per_connection or global
   min-grade=B                the response-contract grade (also --min-grade)
 A value matches when it lies within the tolerance of the expected value,
 allowing for the probe's own ± uncertainty.

@@ -85,9 +85,10 @@ func TestCheckFailsNamingTheMismatch(t *testing.T) {
 
 func TestCheckUntestedIsExit3(t *testing.T) {
 	dir := t.TempDir()
-	// No second key was sent, so the scope cannot be known: never a pass.
-	code, out, errs := runCmd(t, "check", tb20, "--expect", "family=token_bucket", "--expect", "scope=per-key", "--out", filepath.Join(dir, "r.jsonl"))
-	if code != ExitUntested || !strings.Contains(errs, "scope=per-key") || !strings.Contains(out, "--key-header") {
+	// The requests went to several keys, so no scope trial ran and the
+	// scope cannot be known: never a pass.
+	code, out, errs := runCmd(t, "check", tb20, "--key-header", "X-Key", "--keys", "3", "--expect", "family=token_bucket", "--expect", "scope=per-key", "--out", filepath.Join(dir, "r.jsonl"))
+	if code != ExitUntested || !strings.Contains(errs, "scope=per-key") {
 		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	// An unreachable target.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +28,7 @@ type requestFlags struct {
 	http2       bool
 	keyHeader   string
 	keys        int
+	sourceAddrs string
 	maxRequests int
 	maxDuration time.Duration
 	out         string
@@ -47,6 +49,7 @@ func (f *requestFlags) register(c *cobra.Command) {
 	fs.BoolVar(&f.http2, "http2", false, "speak HTTP/2 to an https target (a burst's HEADERS frames go out back to back)")
 	fs.StringVar(&f.keyHeader, "key-header", "", "header that carries each simulated client's key (tests per-key scope)")
 	fs.IntVar(&f.keys, "keys", 0, "number of distinct key values to send in --key-header")
+	fs.StringVar(&f.sourceAddrs, "source-addrs", "", "local `LIST` of addresses or CIDRs (127.0.0.0/28) the connections bind: each storm/backoff client and probe identity its own")
 	fs.IntVar(&f.maxRequests, "max-requests", attack.DefaultMaxRequests, "request budget: the run stops after this many")
 	fs.DurationVar(&f.maxDuration, "max-duration", attack.DefaultMaxDuration, "time budget: the run stops after this long")
 	fs.StringVar(&f.out, "out", "", "results stream file (JSON Lines); default ratecheck-COMMAND-TIME.jsonl")
@@ -71,6 +74,11 @@ func (f *requestFlags) validate() error {
 	case (f.cert == "") != (f.key == ""):
 		return usageErr("--cert and --key go together: give the client certificate and its private key")
 	}
+	if f.sourceAddrs != "" {
+		if _, err := attack.ParseSources(f.sourceAddrs); err != nil {
+			return usageErr("--source-addrs: %v", err)
+		}
+	}
 	if _, err := f.tlsOptions().Config(""); err != nil {
 		return usageErr("TLS options (--cacert, --cert, --key): %v", err)
 	}
@@ -87,7 +95,16 @@ func (f *requestFlags) request(url string) (*attack.Request, error) {
 }
 
 func (f *requestFlags) options() attack.Options {
-	return attack.Options{Timeout: f.timeout, TLS: f.tlsOptions(), HTTP2: f.http2, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys, Names: flagName}
+	return attack.Options{Timeout: f.timeout, TLS: f.tlsOptions(), HTTP2: f.http2, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys, Sources: f.sources(), Names: flagName}
+}
+
+// sources is --source-addrs parsed (validate has refused a bad list).
+func (f *requestFlags) sources() []netip.Addr {
+	if f.sourceAddrs == "" {
+		return nil
+	}
+	s, _ := attack.ParseSources(f.sourceAddrs)
+	return s
 }
 
 func (f *requestFlags) tlsOptions() attack.TLSOptions {

@@ -47,6 +47,9 @@ Algorithms: ` + fmt.Sprint(limiter.Families),
 			if err := opt.Limiter.Validate(); err != nil {
 				return usageErr("%v", err)
 			}
+			if opt.Key == refserver.KeyForwarded && opt.Scope != "ip" {
+				return usageErr("--key forwarded reads the client address, so it needs --scope ip")
+			}
 			srv, err := refserver.Start(addr, opt)
 			if err != nil {
 				return usageErr("%v", err)
@@ -73,7 +76,8 @@ Algorithms: ` + fmt.Sprint(limiter.Families),
 	f.String("status", "429", "rejection status: 429 or 503")
 	f.String("headers", refserver.HeadersBoth, "quota headers: none, x-ratelimit, ietf, both")
 	f.String("retry-after", "on", "send Retry-After on rejections: on or off")
-	f.String("scope", "global", "limit key: global, ip or header:NAME")
+	f.String("scope", "global", "limit key: global, ip, connection or header:NAME")
+	f.String("key", refserver.KeyPeer, "scope ip: the address is the TCP peer (peer) or what X-Forwarded-For/X-Real-IP/Forwarded say (forwarded: spoofable)")
 	f.String("latency", "0s", "fixed backend delay for admitted requests")
 	f.String("fault", "", "break the response contract on purpose, comma-separated: "+strings.Join(refserver.FaultNames(), ", "))
 	return c

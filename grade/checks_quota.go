@@ -438,7 +438,7 @@ func checkLimitAgrees(v *view) verdict {
 		return skip("the inference is not confident enough to compare the advertised limit with (%s, confidence %.2f < %.2f)", v.inf.Family, v.inf.Confidence, minConfidence)
 	}
 	if len(problems) > 0 {
-		return verdict{outcome: Fail, actual: strings.Join(problems, "; "), hint: "advertise the limit the limiter enforces", seqs: bad}
+		return verdict{outcome: Fail, actual: replicaNote(v) + strings.Join(problems, "; "), hint: replicaHint(v, "advertise the limit the limiter enforces"), seqs: bad}
 	}
 	return verdict{outcome: Pass, actual: strings.Join(fine, "; ")}
 }
@@ -595,8 +595,8 @@ func checkBurstOverAdmission(v *view) verdict {
 		return skip("every burst straddled a window boundary")
 	}
 	if len(worst) > int(lim)+worstSlack {
-		return verdict{outcome: Fail, actual: fmt.Sprintf("%d admitted in a burst released at one instant against an advertised limit of %d (+%d for refill during it)", len(worst), lim, worstSlack),
-			hint: "make the check and the decrement one atomic step (a Lua script in Redis, a lock, INCR-then-compare)", seqs: seqs(worst, maxSeqs)}
+		return verdict{outcome: Fail, actual: replicaNote(v) + fmt.Sprintf("%d admitted in a burst released at one instant against an advertised limit of %d (+%d for refill during it)", len(worst), lim, worstSlack),
+			hint: replicaHint(v, "make the check and the decrement one atomic step (a Lua script in Redis, a lock, INCR-then-compare)"), seqs: seqs(worst, maxSeqs)}
 	}
 	return verdict{outcome: Pass, actual: fmt.Sprintf("at most %d admitted per burst (%s) against a limit of %d", len(worst), plural(n, "burst"), lim)}
 }

@@ -21,7 +21,7 @@ import (
 
 // RubricVersion names the rubric (docs/grading.md) Grade applies: the
 // weights, the caps and the letter bands.
-const RubricVersion = "2"
+const RubricVersion = "3"
 
 // Outcomes of a check.
 const (
@@ -104,9 +104,9 @@ func skip(why string, a ...any) verdict {
 // to 100.
 var rubric = []rule{
 	{"status.429", "rejects with 429 Too Many Requests", SeverityError, "RFC 6585 §4",
-		"every rejection is 429", 15, "C", "rejects with 503/403 instead of 429", checkStatus},
+		"every rejection is 429", 12, "C", "rejects with 503/403 instead of 429", checkStatus},
 	{"retry-after.present", "Retry-After on rejections", SeverityError, "RFC 6585 §4; RFC 9110 §10.2.3",
-		"Retry-After on every 429/503", 13, "C", "no Retry-After", checkRetryAfterPresent},
+		"Retry-After on every 429/503", 11, "C", "no Retry-After", checkRetryAfterPresent},
 	{"retry-after.valid", "Retry-After is delay-seconds or an IMF-fixdate", SeverityError, "RFC 9110 §10.2.3, §5.6.7",
 		"1*DIGIT or an IMF-fixdate HTTP-date", 8, "C", "invalid Retry-After", checkRetryAfterValid},
 	// A too-short Retry-After caps at C (the verdict says so): it sends
@@ -134,6 +134,8 @@ var rubric = []rule{
 		"Content-Type application/problem+json, a JSON object whose status matches", 3, "", "", checkProblemJSON},
 	{"cache.429", "a 429 cannot be stored by a cache", SeverityError, "RFC 6585 §4; RFC 9111 §3",
 		"Cache-Control: no-store (or no explicit freshness) on 429", 3, "B", "429 may be cached", checkCache429},
+	{"scope.spoofable", "the limit cannot be bypassed with a forged proxy header", SeverityError, "RFC 7239 §8; OWASP API4:2023 (unrestricted resource consumption)",
+		"fresh X-Forwarded-For, X-Real-IP and Forwarded values from an exhausted address are rejected", 5, "D", "anyone can bypass this limit by sending X-Forwarded-For", checkScopeSpoofable},
 }
 
 // Grade runs every check of the rubric on the observation and grades it.

@@ -127,8 +127,8 @@ func newView(obs *probe.Observation, inf probe.Inference) *view {
 	}
 	for i := range obs.Results {
 		r := &obs.Results[i]
-		if r.Error != "" || !(r.Admitted() || r.Rejected()) {
-			continue
+		if r.Error != "" || !(r.Admitted() || r.Rejected()) || !probe.OwnTraffic(r.Phase, inf.Scope) {
+			continue // another identity's answers say nothing of the probe's quota
 		}
 		x := &res{Result: r, header: http.Header{}}
 		for k, val := range r.Headers {

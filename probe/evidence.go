@@ -84,10 +84,11 @@ func (o *Observation) facts(inf Inference) []string {
 	case limiter.LeakyShaping:
 		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
 	}
-	if inf.Scope != ScopeUntested {
-		out = append(out, "a second key value after exhaustion was "+map[string]string{"per-key": "admitted: the limit is per key", "global": "rejected too: the limit is global"}[inf.Scope])
+	out = append(out, replicaFacts(o.replicaFindings())...) // replicas.go
+	if _, fact := o.storeFailure(inf); fact != "" {
+		out = append(out, fact) // storefail.go
 	}
-	return out
+	return append(out, scopeFacts(inf)...) // scope.go
 }
 
 func runnerUp(inf Inference) *Alternative {

@@ -15,19 +15,34 @@ import (
 // uncertainty, how sure, and the facts that decided it. Fields that do not
 // apply to the family are omitted from JSON.
 type Inference struct {
-	Family       string        `json:"family"` // a targets family, or "inconclusive"
-	RatePerS     float64       `json:"rate_per_s,omitempty"`
-	RateErr      float64       `json:"rate_err_per_s,omitempty"`
-	Burst        int           `json:"burst,omitempty"`
-	BurstErr     int           `json:"burst_err,omitempty"`
-	Delay        int           `json:"delay,omitempty"` // nginx delay=N (leaky_shaping)
-	Limit        int           `json:"limit,omitempty"`
-	LimitErr     int           `json:"limit_err,omitempty"`
-	WindowS      float64       `json:"window_s,omitempty"`
-	WindowErrS   float64       `json:"window_err_s,omitempty"`
-	Alignment    string        `json:"alignment,omitempty"`
-	MaxInflight  int           `json:"max_inflight,omitempty"`
-	Scope        string        `json:"scope"`
+	Family      string  `json:"family"` // a targets family, or "inconclusive"
+	RatePerS    float64 `json:"rate_per_s,omitempty"`
+	RateErr     float64 `json:"rate_err_per_s,omitempty"`
+	Burst       int     `json:"burst,omitempty"`
+	BurstErr    int     `json:"burst_err,omitempty"`
+	Delay       int     `json:"delay,omitempty"` // nginx delay=N (leaky_shaping)
+	Limit       int     `json:"limit,omitempty"`
+	LimitErr    int     `json:"limit_err,omitempty"`
+	WindowS     float64 `json:"window_s,omitempty"`
+	WindowErrS  float64 `json:"window_err_s,omitempty"`
+	Alignment   string  `json:"alignment,omitempty"`
+	MaxInflight int     `json:"max_inflight,omitempty"`
+	Scope       string  `json:"scope"`
+	// ScopeReason says why Scope is untested; ScopeTrials what each other
+	// identity showed; Spoofable the forged headers that brought capacity
+	// back (scope.go).
+	ScopeReason string       `json:"scope_reason,omitempty"`
+	ScopeTrials []ScopeTrial `json:"scope_trials,omitempty"`
+	Spoofable   []string     `json:"spoofable,omitempty"`
+	SpoofTested bool         `json:"spoof_tested,omitempty"`
+	// Replicas counting alone behind a balancer, the limit each advertised
+	// and what they admit together (replicas.go); 0 when not seen.
+	Replicas        int `json:"replicas,omitempty"`
+	AdvertisedLimit int `json:"advertised_limit,omitempty"`
+	EffectiveLimit  int `json:"effective_limit,omitempty"`
+	// StoreFailure is "open" or "closed" when the end of the run shows the
+	// limiter admitting or rejecting everything (storefail.go).
+	StoreFailure string        `json:"store_failure,omitempty"`
 	Confidence   float64       `json:"confidence"`
 	Explained    int           `json:"explained"` // decisions the model reproduces
 	Decisions    int           `json:"decisions"`
@@ -84,10 +99,13 @@ func (f familyFit) mismatches() int {
 	return f.best[0].Mismatches
 }
 
-// Infer fits every family to the observation and names the best.
-func Infer(o *Observation) Inference {
+// infer fits every family to the observation and names the best (Infer,
+// storefail.go, adds what the end of the run shows).
+func infer(o *Observation) Inference {
 	evs := o.events()
-	inf := Inference{Decisions: len(evs), Scope: o.scope()}
+	inf := Inference{Decisions: len(evs)}
+	inf.setScope(o.scopeFindings())      // scope.go
+	inf.setReplicas(o.replicaFindings()) // replicas.go
 	if o.Stopped == StopInterrupted {
 		inf.Family, inf.Reason = Inconclusive, o.unearned(rejectedEvents(evs))
 		inf.Evidence = o.facts(inf)
@@ -387,21 +405,6 @@ func alignmentOf(cs []Candidate) string {
 		return "wall or first (indistinguishable here)"
 	}
 	return cs[0].Config.Align
-}
-
-// scope reads the second-key experiment.
-func (o *Observation) scope() string {
-	ref, other := o.phase(phaseScopeRef), o.phase(phaseScopeOther)
-	if len(ref) == 0 || len(other) == 0 || !decided(&ref[0]) || !decided(&other[0]) {
-		return ScopeUntested
-	}
-	switch {
-	case ref[0].Rejected() && other[0].Admitted():
-		return "per-key"
-	case ref[0].Rejected() && other[0].Rejected():
-		return "global"
-	}
-	return ScopeUntested
 }
 
 // Summary is the one-line statement of an inference.

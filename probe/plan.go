@@ -138,9 +138,7 @@ func (p *planner) run(ctx context.Context) error {
 	p.sequential(ctx)
 	defer p.silentWaits(ctx)() // plan_silent.go: reserves its time now, waits at the end
 	p.trace(ctx)
-	if p.opt.ScopeKey {
-		p.scope(ctx)
-	}
+	p.scopeTrials(ctx) // plan_scope.go
 	return ctx.Err()
 }
 
@@ -452,12 +450,6 @@ func admittedTimes(rs []*attack.Result) []time.Duration {
 		}
 	}
 	return out
-}
-
-// scope compares the exhausted key with a fresh one.
-func (p *planner) scope(ctx context.Context) {
-	p.e.Do(ctx, attack.Shot{Phase: phaseScopeRef})
-	p.e.Do(ctx, attack.Shot{Phase: phaseScopeOther, Key: "ratecheck-probe-other"})
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {

@@ -55,9 +55,13 @@ type event struct {
 // send order, clustered and ordered within clusters as the server most
 // plausibly handled them.
 func (o *Observation) events() []event {
+	// A trial sent as another identity (scope.go) is another client's
+	// traffic, unless the limit counts every identity together.
+	scope := o.scope()
+	global := scope == ScopeGlobal
 	order := make([]int, 0, len(o.Results))
 	for i := range o.Results {
-		if decided(&o.Results[i]) {
+		if decided(&o.Results[i]) && replayed(o.Results[i].Phase, scope) {
 			order = append(order, i)
 		}
 	}
@@ -65,7 +69,6 @@ func (o *Observation) events() []event {
 	// A limiter that counts every key together is replayed so: the one
 	// request of the scope experiment sent with another key counts against
 	// the same capacity, as it did at the server.
-	global := o.scope() == "global"
 	service := o.serviceTime()
 	out := make([]event, 0, len(order))
 	for _, i := range order {

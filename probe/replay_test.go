@@ -67,17 +67,28 @@ func TestReplayAnswersEachRequest(t *testing.T) {
 // A limit the scope experiment found global counts the request sent with
 // another key against the same capacity; a per-key one gives it its own.
 func TestReplayFollowsTheMeasuredScope(t *testing.T) {
-	cfg := limiter.Config{Algo: limiter.FixedWindow, Limit: 2, Window: time.Minute, Align: limiter.AlignFirst}
+	cfg := limiter.Config{Algo: limiter.FixedWindow, Limit: 3, Window: time.Minute, Align: limiter.AlignFirst}
 	for _, c := range []struct {
 		otherAdmitted bool
 		scope         string
-	}{{false, "global"}, {true, "per-key"}} {
+	}{{false, ScopeGlobal}, {true, ScopePerKey}} {
+		// Three requests of the other key at once (scope.go), the
+		// probe's own after, and an address trial as shared as the key.
 		o := handmade(
+			shot{phaseBurst, "", 100, true},
 			shot{phaseBurst, "", 100, true},
 			shot{phaseBurst, "", 100, true},
 			shot{phaseScopeRef, "", 300, false},
 			shot{phaseScopeOther, "other", 310, c.otherAdmitted},
+			shot{phaseScopeOther, "other", 311, c.otherAdmitted},
+			shot{phaseScopeOther, "other", 312, c.otherAdmitted},
+			shot{phaseScopeRef, "", 313, false},
+			shot{phaseScopeIP, "", 314, false},
+			shot{phaseScopeRef, "", 315, false},
 		)
+		if !c.otherAdmitted {
+			o.Results = append(o.Results[:5], o.Results[7:]...) // a shared key stops at its first rejection
+		}
 		if s := o.scope(); s != c.scope {
 			t.Fatalf("scope %s, want %s", s, c.scope)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -14,11 +15,16 @@ import (
 type Options struct {
 	MaxTime     time.Duration // time budget; default DefaultMaxTime
 	MaxRequests int           // request budget; default DefaultMaxRequests
-	// ScopeKey tests per-key scope by sending one request with another key
-	// value (needs the request's KeyHeader).
+	// ScopeKey adds another key value to the scope trials (needs the
+	// request's KeyHeader); the other identities (another source address,
+	// a fresh connection, forged proxy headers) are tried regardless
+	// (plan_scope.go).
 	ScopeKey bool
 	// Engine shapes the requests (timeout, TLS, connections, keys). Its
 	// budget fields are ignored: the probe's budget above is the engine's.
+	// Of its Sources the probe's own connections bind the first and the
+	// scope trial the second (for a loopback target, another loopback
+	// address when there is no second).
 	Engine attack.Options
 	// ResultsFile, when set, receives every result as it arrives (JSON
 	// Lines, see attack.CreateStream), so an interrupted probe keeps its data.
@@ -28,6 +34,11 @@ type Options struct {
 	Command, Target string
 	// Sinks also receive every result (a progress line, say).
 	Sinks []func(*attack.Result)
+
+	// secondSource is the address of the scope trial (plan_scope.go), and
+	// secondWhy why there is none.
+	secondSource netip.Addr
+	secondWhy    string
 }
 
 // Defaults for a probe's budget: the bar is ≤ max(20 s, 3 W) and
@@ -130,6 +141,7 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 		sinks = append(sinks, stream.Add)
 	}
 	col := attack.NewCollector(true)
+	opt.Engine.Sources, opt.secondSource, opt.secondWhy = scopeSources(req.URL, opt.Engine.Sources)
 	eo := opt.Engine
 	// The plan stops sending answerGrace before MaxTime; the engine's hard
 	// stop is the budget itself, so a probe never overruns it.

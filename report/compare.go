@@ -234,11 +234,29 @@ func probeRows(ts []ComparedTarget) [][]string {
 		}),
 		inf("confidence", func(i *probe.Inference) string { return fmt.Sprintf("%.2f", i.Confidence) }),
 		inf("scope", func(i *probe.Inference) string { return i.Scope }),
+		inf("replicas / store failure", replicaAndStoreRow),
 		inf("decisions explained", func(i *probe.Inference) string { return fmt.Sprintf("%d of %d", i.Explained, i.Decisions) }),
 		row("requests / time", ts, func(t *ComparedTarget) string {
 			return fmt.Sprintf("%d in %.1f s", t.Requests, t.ElapsedS)
 		}),
 	}
+}
+
+// replicaAndStoreRow is compare's row for what a fleet showed: replicas
+// counting alone, and whether the limiter failed open or closed when its
+// store went away ("—" when neither was seen).
+func replicaAndStoreRow(i *probe.Inference) string {
+	var parts []string
+	if i.Replicas > 1 {
+		parts = append(parts, fmt.Sprintf("%d replicas (effective limit %d)", i.Replicas, i.EffectiveLimit))
+	}
+	if i.StoreFailure != "" {
+		parts = append(parts, "fails "+i.StoreFailure)
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, "; ")
 }
 
 func missing(t *ComparedTarget) string {

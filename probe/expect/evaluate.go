@@ -24,7 +24,7 @@ type Facts struct {
 	Rejections map[int]int
 	// RetryAfter counts the rejections that carried a Retry-After field.
 	RetryAfter int
-	// KeyTested says the probe sent a second key (scope experiment).
+	// KeyTested says the scope trials named a scope (scope experiment).
 	KeyTested bool
 	// Grade is the response-contract letter; "" when not graded, and
 	// grade.NotGraded when nothing was rejected.
@@ -167,7 +167,11 @@ func evaluate(e Expectation, f Facts) (result, actual, note string) {
 		return evalGrade(e, f)
 	case KeyScope:
 		if !f.KeyTested {
-			return Untested, "not tested", "the scope experiment needs a second key: run with --key-header NAME"
+			why := f.Inference.ScopeReason
+			if why == "" {
+				why = "the scope trials named no scope"
+			}
+			return Untested, "not tested", why
 		}
 		return is(inf.Scope == e.Words[0]), inf.Scope, ""
 	}

@@ -32,7 +32,7 @@ const (
 	KeyMaxInflight = "max-inflight" // a concurrency cap; ± tolerance
 	KeyStatus      = "status"       // the rejection status: 429, or 429,503
 	KeyRetryAfter  = "retry-after"  // present or absent on every rejection
-	KeyScope       = "scope"        // per-key or global
+	KeyScope       = "scope"        // per_key, per_ip, per_connection or global (per-key spellings too)
 	KeyMinGrade    = "min-grade"    // the response-contract grade is at least this letter
 )
 
@@ -126,9 +126,9 @@ func ParseKV(key, value string) (Expectation, error) {
 		}
 		e.Words = []string{w}
 	case KeyScope:
-		w := strings.ToLower(v)
-		if w != "per-key" && w != "global" {
-			return bad("use per-key or global")
+		w := strings.ReplaceAll(strings.ToLower(v), "-", "_")
+		if !slices.Contains(scopeWords, w) {
+			return bad("use per_key, per_ip, per_connection or global (per-key, per-ip and per-connection also work)")
 		}
 		e.Words = []string{w}
 	case KeyMinGrade:
@@ -285,3 +285,7 @@ func (e Expectation) Expected() string {
 func fnum(v float64) string {
 	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 3, 64), "0"), ".")
 }
+
+// scopeWords are the scopes an expectation can name (probe.Scope*); the
+// hyphenated spellings of earlier versions read as these.
+var scopeWords = []string{"per_key", "per_ip", "per_connection", "global"}

@@ -33,7 +33,10 @@ func TestParse(t *testing.T) {
 		{in: "status=429, 503", key: KeyStatus, words: "429,503"},
 		{in: "retry-after=present", key: KeyRetryAfter, words: "present"},
 		{in: "retry_after=Absent", key: KeyRetryAfter, words: "absent"},
-		{in: "scope=per-key", key: KeyScope, words: "per-key"},
+		{in: "scope=per-key", key: KeyScope, words: "per_key"},
+		{in: "scope=per_ip", key: KeyScope, words: "per_ip"},
+		{in: "scope=Per-IP", key: KeyScope, words: "per_ip"},
+		{in: "scope=per-connection", key: KeyScope, words: "per_connection"},
 		{in: "min-grade=b", key: KeyMinGrade, words: "B"},
 		{in: "family", wantErr: "KEY=VALUE"},
 		{in: "famly=token_bucket", wantErr: `unknown expectation key "famly"`},
@@ -46,7 +49,7 @@ func TestParse(t *testing.T) {
 		{in: "window=60", wantErr: "not a duration"},
 		{in: "status=42", wantErr: "not an HTTP status"},
 		{in: "retry-after=yes", wantErr: "present or absent"},
-		{in: "scope=ip", wantErr: "per-key or global"},
+		{in: "scope=ip", wantErr: "per_key, per_ip, per_connection or global"},
 		{in: "min-grade=E", wantErr: "use a letter"},
 		{in: "limit=", wantErr: "value is empty"},
 	}
@@ -104,7 +107,7 @@ func tb(rate, rateErr float64, burst, burstErr int) probe.Inference {
 }
 
 func TestEvaluate(t *testing.T) {
-	fw := probe.Inference{Family: "fixed_window", Limit: 100, LimitErr: 1, WindowS: 60, WindowErrS: 0.5, Scope: "per-key", Decisions: 50, Explained: 50}
+	fw := probe.Inference{Family: "fixed_window", Limit: 100, LimitErr: 1, WindowS: 60, WindowErrS: 0.5, Scope: "per_key", Decisions: 50, Explained: 50}
 	conc := probe.Inference{Family: "concurrency", MaxInflight: 4, Scope: "untested"}
 	none := probe.Inference{Family: "none", Scope: "untested"}
 	inconclusive := probe.Inference{Family: probe.Inconclusive, Reason: "no model explains the decisions", Scope: "untested"}
@@ -151,8 +154,10 @@ func TestEvaluate(t *testing.T) {
 		{"retry-after=present", Facts{Inference: fw, Rejections: rej, RetryAfter: 29}, Fail, "on 29 of 30"},
 		{"retry-after=absent", Facts{Inference: fw, Rejections: rej}, Pass, "on 0 of 30"},
 		{"retry-after=absent", Facts{Inference: none}, Untested, ""},
-		{"scope=per-key", Facts{Inference: fw, KeyTested: true}, Pass, "per-key"},
-		{"scope=global", Facts{Inference: fw, KeyTested: true}, Fail, "per-key"},
+		{"scope=per-key", Facts{Inference: fw, KeyTested: true}, Pass, "per_key"},
+		{"scope=per_key", Facts{Inference: fw, KeyTested: true}, Pass, "per_key"},
+		{"scope=global", Facts{Inference: fw, KeyTested: true}, Fail, "per_key"},
+		{"scope=per-ip", Facts{Inference: fw, KeyTested: true}, Fail, "per_key"},
 		{"scope=global", Facts{Inference: fw}, Untested, "not tested"},
 		{"min-grade=B", Facts{Inference: fw, Grade: "A"}, Pass, "A"},
 		{"min-grade=B", Facts{Inference: fw, Grade: "B"}, Pass, "B"},

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ratecheck/ratecheck/targets/fleet"
 	"github.com/ratecheck/ratecheck/targets/haproxy"
 	"github.com/ratecheck/ratecheck/targets/nginx"
 	"github.com/ratecheck/ratecheck/targets/refserver"
@@ -98,6 +99,8 @@ func Open(ctx context.Context, spec string) (*Target, error) {
 // called.
 func OpenWith(ctx context.Context, spec string, opt Options) (*Target, error) {
 	switch {
+	case spec == fleet.Prefix || strings.HasPrefix(spec, fleet.Prefix+"?"):
+		return openFleet(ctx, spec)
 	case strings.HasPrefix(spec, refserver.BuiltinPrefix):
 		s, err := refserver.StartBuiltin(spec)
 		if err != nil {
@@ -115,6 +118,22 @@ func OpenWith(ctx context.Context, spec string, opt Options) (*Target, error) {
 		return &Target{Spec: spec, URL: spec, Kind: KindURL}, nil
 	}
 	return nil, &UsageError{fmt.Errorf("target %q: use an http(s) URL, builtin:ALGO?key=value (e.g. builtin:token_bucket?rate=10/s&burst=20) nginx:PATH (an nginx config or snippet) or haproxy:PATH (an HAProxy config or snippet)", spec)}
+}
+
+// openFleet starts a builtin:fleet target (targets/fleet): a spec that
+// cannot run is a usage error, a Redis that cannot be started or reached
+// leaves the target untested.
+func openFleet(ctx context.Context, spec string) (*Target, error) {
+	f, err := fleet.Start(ctx, spec)
+	if err != nil {
+		var se *fleet.SpecError
+		if errors.As(err, &se) {
+			return nil, &UsageError{err}
+		}
+		return nil, fmt.Errorf("target %s: %w", spec, err)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = f.Close() })
+	return &Target{Spec: spec, URL: f.URL, Kind: KindBuiltin, close: func() error { stop(); return f.Close() }}, nil
 }
 
 // configPath is the file a server target names; a missing file or a

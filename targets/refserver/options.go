@@ -26,18 +26,22 @@ const (
 // Options is everything a reference server is built from.
 type Options struct {
 	Limiter    limiter.Config
-	Status     int           // rejection status: 429 or 503
-	Headers    string        // one of the Headers* modes
-	RetryAfter bool          // send Retry-After on rejections
-	Scope      string        // "global", "ip" or "header:NAME"
-	Latency    time.Duration // fixed backend time for admitted requests
-	Fault      Faults        // deliberate contract violations (faults.go); none by default
+	Status     int    // rejection status: 429 or 503
+	Headers    string // one of the Headers* modes
+	RetryAfter bool   // send Retry-After on rejections
+	Scope      string // "global", "ip", "connection" or "header:NAME"
+	// Key is where scope=ip reads the client's address: "peer" (the TCP
+	// peer) or "forwarded" (X-Forwarded-For, X-Real-IP or Forwarded when
+	// present, as many libraries trust by default: spoofable).
+	Key     string
+	Latency time.Duration // fixed backend time for admitted requests
+	Fault   Faults        // deliberate contract violations (faults.go); none by default
 }
 
 // DefaultOptions is a token bucket 10/s burst 20 answering 429 with
 // Retry-After and both header styles.
 func DefaultOptions() Options {
-	return Options{Limiter: limiter.Defaults(), Status: 429, Headers: HeadersBoth, RetryAfter: true, Scope: "global"}
+	return Options{Limiter: limiter.Defaults(), Status: 429, Headers: HeadersBoth, RetryAfter: true, Scope: "global", Key: KeyPeer}
 }
 
 // Set assigns one option by its command-line name (serve's flag names and
@@ -66,10 +70,15 @@ func (o *Options) Set(name, value string) error {
 			return fmt.Errorf("retry-after %q: use on or off", value)
 		}
 	case "scope":
-		if value != "global" && value != "ip" && !(strings.HasPrefix(value, "header:") && len(value) > len("header:")) {
-			return fmt.Errorf("scope %q: use global, ip or header:NAME", value)
+		if value != "global" && value != "ip" && value != "connection" && !(strings.HasPrefix(value, "header:") && len(value) > len("header:")) {
+			return fmt.Errorf("scope %q: use global, ip, connection or header:NAME", value)
 		}
 		o.Scope = value
+	case "key":
+		if value != KeyPeer && value != KeyForwarded {
+			return fmt.Errorf("key %q: use peer (the TCP peer address) or forwarded (trust X-Forwarded-For, X-Real-IP, Forwarded)", value)
+		}
+		o.Key = value
 	case "latency":
 		d, err := time.ParseDuration(value)
 		if err != nil || d < 0 {
@@ -107,7 +116,7 @@ func KeyNames() []string {
 }
 
 // OptionNames are the server options Set accepts besides the limiter's.
-var OptionNames = []string{"status", "headers", "retry-after", "scope", "latency", "fault"}
+var OptionNames = []string{"status", "headers", "retry-after", "scope", "key", "latency", "fault"}
 
 // BuiltinPrefix starts a target string that names a reference limiter.
 const BuiltinPrefix = "builtin:"
@@ -155,6 +164,9 @@ func ParseBuiltin(spec string) (Options, error) {
 	}
 	if err := o.Limiter.Validate(); err != nil {
 		return o, fmt.Errorf("%s: %w", spec, err)
+	}
+	if o.Key == KeyForwarded && o.Scope != "ip" {
+		return o, fmt.Errorf("%s: key=forwarded reads the client address, so it needs scope=ip", spec)
 	}
 	return o, nil
 }

@@ -25,6 +25,8 @@ type Handler struct {
 	// stale is what the race fault's "replica" last saw per key (guarded
 	// by mu); nil unless that fault is on.
 	stale map[string]int
+	// shared: the limiter is safe for concurrent use (NewSharedHandler).
+	shared bool
 }
 
 // NewHandler validates opt and builds the handler.
@@ -43,8 +45,9 @@ func NewHandler(opt Options) (*Handler, error) {
 func (h *Handler) key(r *http.Request) string {
 	switch {
 	case h.opt.Scope == "ip":
-		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		return host
+		return clientAddr(r, h.opt.Key)
+	case h.opt.Scope == "connection":
+		return r.RemoteAddr // address and port: one key per TCP connection
 	case strings.HasPrefix(h.opt.Scope, "header:"):
 		return r.Header.Get(strings.TrimPrefix(h.opt.Scope, "header:"))
 	}
@@ -89,6 +92,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) decide(key string) (time.Time, limiter.Decision) {
 	if h.stale != nil {
 		return h.racyDecide(key)
+	}
+	if h.shared {
+		now := h.now()
+		return now, h.lim.Allow(key, now)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -1,0 +1,164 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+// The scope phase of the plan (scope.go reads it): exhaust the probe's own
+// identity, then let each other identity it can present send
+// scopeTrialShots requests at once, then one more of its own. A round that
+// is unclear (the limit reopened meanwhile) is tried once more.
+const (
+	// scopeExhaustMax and scopeExhaustTime bound the sequential requests
+	// that exhaust the probe's identity before a trial.
+	scopeExhaustMax  = 250
+	scopeExhaustTime = time.Second
+	scopeRounds      = 2
+	// scopeReserve requests are what the trials need after the trace:
+	// six identities, two rounds, a trial and a reference each.
+	scopeReserve = 6 * scopeRounds * (scopeTrialShots + 2)
+)
+
+// scopeIdentity is one trial: the shot it sends (fresh values per shot for
+// the forged headers).
+type scopeIdentity struct {
+	phase string
+	shot  func(i int) attack.Shot
+}
+
+// scopeSources splits --source-addrs for a probe: the probe's own
+// connections bind the first (none: the kernel's choice), the address
+// trial the second. A loopback IPv4 target needs no list: all of
+// 127.0.0.0/8 is local on Linux, so another loopback address is the second.
+// why says why there is no second address.
+func scopeSources(u *url.URL, srcs []netip.Addr) (own []netip.Addr, second netip.Addr, why string) {
+	if len(srcs) > 0 {
+		own = srcs[:1]
+	}
+	if len(srcs) > 1 {
+		return own, srcs[1], ""
+	}
+	host, err := netip.ParseAddr(u.Hostname())
+	if err != nil || !host.Is4() || !host.IsLoopback() {
+		return own, netip.Addr{}, "no second source address to try: pass --source-addrs with two of this machine's addresses"
+	}
+	taken := map[netip.Addr]bool{host: true, netip.MustParseAddr("127.0.0.1"): true}
+	if len(own) > 0 {
+		taken[own[0]] = true
+	}
+	a := netip.MustParseAddr("127.0.0.2")
+	for taken[a] {
+		a = a.Next()
+	}
+	return own, a, ""
+}
+
+// scopeTrials runs the scope phase.
+func (p *planner) scopeTrials(ctx context.Context) {
+	if !p.oneKey() {
+		p.note("scope trials not run: the requests went to several keys (--keys)")
+		return
+	}
+	var own netip.Addr
+	if len(p.opt.Engine.Sources) > 0 {
+		own = p.opt.Engine.Sources[0]
+	}
+	var ids []scopeIdentity
+	if p.opt.ScopeKey {
+		ids = append(ids, scopeIdentity{phaseScopeOther, func(int) attack.Shot {
+			return attack.Shot{Phase: phaseScopeOther, Key: "ratecheck-probe-other"}
+		}})
+	}
+	if second := p.opt.secondSource; second.IsValid() {
+		ids = append(ids, scopeIdentity{phaseScopeIP, func(int) attack.Shot {
+			return attack.Shot{Phase: phaseScopeIP, Source: second}
+		}})
+	} else {
+		p.note("scope: %s", p.opt.secondWhy)
+	}
+	if !p.opt.Engine.HTTP2 {
+		ids = append(ids, scopeIdentity{phaseScopeConn, func(int) attack.Shot {
+			return attack.Shot{Phase: phaseScopeConn, Source: own, Fresh: true}
+		}})
+	}
+	n := 0
+	forged := func(phase, format string) scopeIdentity {
+		return scopeIdentity{phase, func(int) attack.Shot {
+			n++ // a fresh value every request: a new client each time
+			return attack.Shot{Phase: phase, Extra: []string{fmt.Sprintf(format, n%250+1)}}
+		}}
+	}
+	ids = append(ids,
+		forged(phaseScopeXFF, "X-Forwarded-For: 203.0.113.%d"),
+		forged(phaseScopeXRealIP, "X-Real-IP: 198.51.100.%d"),
+		forged(phaseScopeForwarded, "Forwarded: for=192.0.2.%d"))
+	for _, id := range ids {
+		for range scopeRounds {
+			if ctx.Err() != nil {
+				return
+			}
+			if p.left() < scopeTrialShots+2 {
+				p.note("scope trials cut short: the request budget is spent")
+				return
+			}
+			if why := p.exhaustOwn(ctx); why != "" {
+				p.note("scope trials not run: %s", why)
+				return
+			}
+			for i := range scopeTrialShots {
+				r, ok := p.e.Do(ctx, id.shot(i))
+				if !ok || !decided(r) || r.Rejected() {
+					break
+				}
+			}
+			if _, ok := p.e.Do(ctx, attack.Shot{Phase: phaseScopeRef}); !ok {
+				return
+			}
+			if p.trialOutcome(id.phase) != TrialUnclear {
+				break
+			}
+		}
+	}
+}
+
+// exhaustOwn sends the probe's own requests one at a time until one is
+// rejected (bounded in number and time); why not, when none was.
+func (p *planner) exhaustOwn(ctx context.Context) string {
+	until := time.Now().Add(scopeExhaustTime)
+	for i := range scopeExhaustMax {
+		switch {
+		case p.left() < scopeTrialShots+2:
+			return "the request budget is spent"
+		case time.Now().After(until):
+			return fmt.Sprintf("%d requests one at a time over %s were all admitted (a concurrency cap, or a queue, limits no identity that way)", i, scopeExhaustTime)
+		}
+		r, ok := p.e.Do(ctx, attack.Shot{Phase: phaseScopeRef})
+		if !ok {
+			return "the run ended"
+		}
+		if decided(r) && r.Rejected() {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%d requests one at a time were all admitted", scopeExhaustMax)
+}
+
+// trialOutcome is what the rounds of phase so far showed.
+func (p *planner) trialOutcome(phase string) string {
+	obs := &Observation{}
+	for _, r := range p.col.Results() {
+		if r.Phase == phaseScopeRef || r.Phase == phase {
+			obs.Results = append(obs.Results, *r)
+		}
+	}
+	for _, t := range obs.scopeFindings().Trials {
+		return t.Outcome
+	}
+	return TrialUnclear
+}

@@ -1,0 +1,279 @@
+package probe
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+// Scope: whom the limit counts. After the probe's own identity is
+// exhausted (a scope-ref request rejected), each other identity it can
+// present sends a few requests at once (plan_scope.go): another key value
+// (--key-header), another source address, a fresh connection, and the
+// proxy headers a client can forge. An identity with capacity of its own
+// admits every one of them while the probe's own stays rejected (the
+// scope-ref sent right after); a shared one rejects the first. Read from the
+// results alone, so a saved stream gives the same answer.
+
+// The scope values (Inference.Scope).
+const (
+	ScopePerKey        = "per_key"
+	ScopePerIP         = "per_ip"
+	ScopePerConnection = "per_connection"
+	ScopeGlobal        = "global"
+)
+
+// The scope trials' phases; phaseScopeRef and phaseScopeOther (the second
+// key) are plan.go's.
+const (
+	phaseScopeIP        = "scope-ip"
+	phaseScopeConn      = "scope-conn"
+	phaseScopeXFF       = "scope-xff"
+	phaseScopeXRealIP   = "scope-x-real-ip"
+	phaseScopeForwarded = "scope-forwarded"
+)
+
+// scopeTrialShots is how many requests one trial sends: all admitted, right
+// after a rejection, is capacity of its own — a refill or a window boundary
+// between them would show on the scope-ref sent after.
+const scopeTrialShots = 3
+
+// trialIdentity names what a trial phase varies, for evidence and JSON.
+var trialIdentity = map[string]string{
+	phaseScopeOther:     "key",
+	phaseScopeIP:        "address",
+	phaseScopeConn:      "connection",
+	phaseScopeXFF:       "X-Forwarded-For",
+	phaseScopeXRealIP:   "X-Real-IP",
+	phaseScopeForwarded: "Forwarded",
+}
+
+// spoofPhases are the trials that forge a proxy header from the exhausted
+// address.
+var spoofPhases = []string{phaseScopeXFF, phaseScopeXRealIP, phaseScopeForwarded}
+
+// replayed reports whether the replay counts a request of phase, given the
+// scope found: a trial sent as another identity is another client's
+// traffic, counted only when the limit counts every identity together (or,
+// for the second key, when it counts per key, under that key).
+func replayed(phase, scope string) bool {
+	if _, trial := trialIdentity[phase]; !trial {
+		return true
+	}
+	return scope == ScopeGlobal || (scope == ScopePerKey && phase == phaseScopeOther)
+}
+
+// The outcomes of a trial.
+const (
+	TrialOwn     = "own"     // the identity had capacity of its own
+	TrialShared  = "shared"  // rejected with the probe's own identity
+	TrialUnclear = "unclear" // the probe's identity was not limited around it, or answers failed
+)
+
+// ScopeTrial is what one identity showed.
+type ScopeTrial struct {
+	Identity string `json:"identity"` // key, address, connection, X-Forwarded-For, X-Real-IP, Forwarded
+	Outcome  string `json:"outcome"`  // own, shared, unclear
+	Detail   string `json:"detail,omitempty"`
+}
+
+// ScopeFindings is the scope experiment read from the results.
+type ScopeFindings struct {
+	Scope  string
+	Reason string // why untested
+	Trials []ScopeTrial
+	// Spoofable lists the forged headers that brought capacity back.
+	Spoofable []string
+	// SpoofTested: at least one forged-header trial was decisive.
+	SpoofTested bool
+}
+
+// scope is the scope the trials found (ScopeUntested when none could say).
+func (o *Observation) scope() string { return o.scopeFindings().Scope }
+
+// scopeFindings judges every trial of the run: per identity the first
+// decisive round (own or shared), else the last unclear one.
+func (o *Observation) scopeFindings() ScopeFindings {
+	var rs []*attack.Result
+	for i := range o.Results {
+		r := &o.Results[i]
+		if r.Phase == phaseScopeRef || trialIdentity[r.Phase] != "" {
+			rs = append(rs, r)
+		}
+	}
+	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Sent < rs[b].Sent })
+	found := map[string]ScopeTrial{}
+	var order []string
+	var lastRef *attack.Result
+	for i := 0; i < len(rs); {
+		if rs[i].Phase == phaseScopeRef {
+			lastRef = rs[i]
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && rs[j].Phase == rs[i].Phase {
+			j++
+		}
+		var after *attack.Result
+		if j < len(rs) && rs[j].Phase == phaseScopeRef {
+			after = rs[j]
+		}
+		phase := rs[i].Phase
+		t := judgeTrial(phase, lastRef, rs[i:j], after)
+		prev, seen := found[phase]
+		if !seen {
+			order = append(order, phase)
+		}
+		if !seen || prev.Outcome == TrialUnclear {
+			found[phase] = t
+		}
+		i = j
+	}
+	var f ScopeFindings
+	for _, ph := range order {
+		f.Trials = append(f.Trials, found[ph])
+	}
+	for _, ph := range spoofPhases {
+		if t, ok := found[ph]; ok && t.Outcome != TrialUnclear {
+			f.SpoofTested = true
+			if t.Outcome == TrialOwn {
+				f.Spoofable = append(f.Spoofable, t.Identity)
+			}
+		}
+	}
+	outcome := func(ph string) string { return found[ph].Outcome }
+	switch {
+	case outcome(phaseScopeConn) == TrialOwn:
+		f.Scope = ScopePerConnection
+	case outcome(phaseScopeIP) == TrialOwn:
+		f.Scope = ScopePerIP
+	case outcome(phaseScopeOther) == TrialOwn:
+		f.Scope = ScopePerKey
+	case outcome(phaseScopeIP) == TrialShared && outcome(phaseScopeOther) != TrialUnclear:
+		f.Scope = ScopeGlobal
+	default:
+		f.Scope = ScopeUntested
+		f.Reason = untestedScopeReason(found)
+		if len(found) == 0 && lastRef != nil {
+			f.Reason = "the probe's own requests, sent one at a time, were not rejected, so no other identity could be compared with them (a concurrency cap or a queue limits requests in flight, not identities)"
+		}
+	}
+	return f
+}
+
+// judgeTrial reads one round of a trial: ref is the probe's own request
+// just before it, after the one just after.
+func judgeTrial(phase string, ref *attack.Result, trial []*attack.Result, after *attack.Result) ScopeTrial {
+	t := ScopeTrial{Identity: trialIdentity[phase]}
+	if src := trial[0].Source; phase == phaseScopeIP && src != "" {
+		t.Detail = "from " + src
+	}
+	first := trial[0]
+	switch {
+	case ref == nil || !decided(ref) || !ref.Rejected():
+		t.Outcome, t.Detail = TrialUnclear, "the probe's own identity was not limited just before"
+	case !decided(first):
+		t.Outcome, t.Detail = TrialUnclear, "the trial got no limiter decision"
+	case first.Rejected():
+		t.Outcome = TrialShared
+	default:
+		admitted := 0
+		for _, r := range trial {
+			if decided(r) && r.Admitted() {
+				admitted++
+			}
+		}
+		switch {
+		case admitted < scopeTrialShots || admitted < len(trial):
+			t.Outcome, t.Detail = TrialUnclear, fmt.Sprintf("%d of %d admitted", admitted, len(trial))
+		case after == nil || !decided(after) || !after.Rejected():
+			t.Outcome, t.Detail = TrialUnclear, "the probe's own identity was admitted again right after: the limit reopened meanwhile"
+		default:
+			t.Outcome = TrialOwn
+		}
+	}
+	return t
+}
+
+// untestedScopeReason says why no scope could be named.
+func untestedScopeReason(found map[string]ScopeTrial) string {
+	if len(found) == 0 {
+		return "no scope trial ran (the probe ended first, or its requests went to several keys)"
+	}
+	var unclear []string
+	for _, ph := range []string{phaseScopeOther, phaseScopeIP, phaseScopeConn} {
+		if t, ok := found[ph]; ok && t.Outcome == TrialUnclear {
+			unclear = append(unclear, t.Identity+": "+t.Detail)
+		}
+	}
+	if len(unclear) > 0 {
+		return "the scope trials were unclear (" + strings.Join(unclear, "; ") + ")"
+	}
+	if _, ok := found[phaseScopeIP]; !ok {
+		return "the trials it could send were limited with the probe's own requests, but no second source address could be tried to tell a per-address limit from a global one: pass --source-addrs with two of this machine's addresses"
+	}
+	return "no trial was decisive"
+}
+
+// scopeFacts are the evidence lines of the scope experiment.
+func scopeFacts(inf Inference) []string {
+	var out []string
+	for _, t := range inf.ScopeTrials {
+		if slices.Contains(spoofIdentities(), t.Identity) {
+			continue
+		}
+		s := "after exhaustion, another " + t.Identity
+		if t.Detail != "" && t.Outcome != TrialUnclear {
+			s += " (" + t.Detail + ")"
+		}
+		switch t.Outcome {
+		case TrialOwn:
+			s += fmt.Sprintf(" was admitted %d times while the probe's own stayed rejected: it has capacity of its own", scopeTrialShots)
+		case TrialShared:
+			s += " was rejected too: it shares the limit"
+		default:
+			s += " told nothing: " + t.Detail
+		}
+		out = append(out, s)
+	}
+	switch {
+	case inf.Scope == ScopeUntested && inf.ScopeReason != "":
+		out = append(out, "scope untested: "+inf.ScopeReason)
+	case inf.Scope != ScopeUntested:
+		out = append(out, "the limit is "+strings.ReplaceAll(inf.Scope, "_", " "))
+	}
+	switch {
+	case len(inf.Spoofable) > 0:
+		out = append(out, fmt.Sprintf("anyone can bypass this limit by sending %s: from the exhausted address, fresh values of %s were admitted", inf.Spoofable[0], strings.Join(inf.Spoofable, ", ")))
+	case inf.SpoofTested:
+		out = append(out, "fresh X-Forwarded-For, X-Real-IP and Forwarded values from the exhausted address were rejected: the limit does not trust them")
+	}
+	return out
+}
+
+func spoofIdentities() []string {
+	out := make([]string, len(spoofPhases))
+	for i, ph := range spoofPhases {
+		out[i] = trialIdentity[ph]
+	}
+	return out
+}
+
+// setScope records the scope findings on the inference.
+func (inf *Inference) setScope(f ScopeFindings) {
+	inf.Scope, inf.ScopeReason, inf.ScopeTrials = f.Scope, f.Reason, f.Trials
+	inf.Spoofable, inf.SpoofTested = f.Spoofable, f.SpoofTested
+}
+
+// OwnTraffic reports whether a request of phase is the probe's own traffic
+// for a limit of this scope (Inference.Scope): what the grade judges the
+// response contract on. A trial sent as another identity is not, unless
+// the limit counts every identity together.
+func OwnTraffic(phase, scope string) bool { return replayed(phase, scope) }
+
+// IsSpoofTrial reports a phase that forged a proxy header.
+func IsSpoofTrial(phase string) bool { return slices.Contains(spoofPhases, phase) }

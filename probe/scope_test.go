@@ -1,0 +1,140 @@
+package probe
+
+import (
+	"context"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/refserver"
+)
+
+// The trials are judged exactly from the results: capacity of its own
+// needs every trial request admitted between two rejections of the probe's
+// own identity; an admission of its own right after means the limit
+// reopened, which tells nothing.
+func TestScopeFindingsFromTrials(t *testing.T) {
+	own := func(ph string, admitted bool) []shot {
+		return []shot{{ph, "", 0, admitted}, {ph, "", 0, admitted}, {ph, "", 0, admitted}}
+	}
+	seq := func(parts ...[]shot) *Observation {
+		var all []shot
+		for _, p := range parts {
+			all = append(all, p...)
+		}
+		for i := range all {
+			all[i].sentMs = float64(100 + i)
+		}
+		return handmade(all...)
+	}
+	ref := func(admitted bool) []shot { return []shot{{phaseScopeRef, "", 0, admitted}} }
+	rejected := []shot{{phaseScopeIP, "", 0, false}}
+	conn := []shot{{phaseScopeConn, "", 0, false}}
+	for _, c := range []struct {
+		name      string
+		o         *Observation
+		scope     string
+		reason    string
+		spoofable []string
+	}{
+		{"per ip", seq(ref(false), own(phaseScopeIP, true), ref(false), conn, ref(false)), ScopePerIP, "", nil},
+		{"global", seq(ref(false), rejected, ref(false), conn, ref(false)), ScopeGlobal, "", nil},
+		{"per connection", seq(ref(false), own(phaseScopeIP, true), ref(false), own(phaseScopeConn, true), ref(false)), ScopePerConnection, "", nil},
+		{"per key", seq(ref(false), own(phaseScopeOther, true), ref(false), rejected, ref(false)), ScopePerKey, "", nil},
+		{"reopened", seq(ref(false), own(phaseScopeIP, true), ref(true)), ScopeUntested, "admitted again right after", nil},
+		{"reopened then retried", seq(ref(false), own(phaseScopeIP, true), ref(true), ref(false), rejected, ref(false)), ScopeGlobal, "", nil},
+		{"own not limited", seq(ref(true), own(phaseScopeIP, true), ref(false)), ScopeUntested, "not limited just before", nil},
+		{"no address", seq(ref(false), []shot{{phaseScopeOther, "k", 0, false}}, ref(false)), ScopeUntested, "--source-addrs", nil},
+		{"nothing", seq(), ScopeUntested, "no scope trial ran", nil},
+		{"never limited", seq(ref(true), ref(true)), ScopeUntested, "were not rejected", nil},
+		{"spoofable", seq(ref(false), rejected, ref(false), own(phaseScopeXFF, true), ref(false), own(phaseScopeXRealIP, true), ref(false), []shot{{phaseScopeForwarded, "", 0, false}}, ref(false)),
+			ScopeGlobal, "", []string{"X-Forwarded-For", "X-Real-IP"}},
+	} {
+		f := c.o.scopeFindings()
+		if f.Scope != c.scope || !strings.Contains(f.Reason, c.reason) || !slices.Equal(f.Spoofable, c.spoofable) {
+			t.Errorf("%s: scope %s (%q) spoofable %v, want %s (%q) %v; trials %+v", c.name, f.Scope, f.Reason, f.Spoofable, c.scope, c.reason, c.spoofable, f.Trials)
+		}
+	}
+}
+
+func TestScopeSources(t *testing.T) {
+	u := func(s string) *url.URL { x, _ := url.Parse(s); return x }
+	a := netip.MustParseAddr
+	for _, c := range []struct {
+		url    string
+		srcs   []netip.Addr
+		own    []netip.Addr
+		second string
+	}{
+		{"http://127.0.0.1:80/", nil, nil, "127.0.0.2"},
+		{"http://127.0.0.2:80/", nil, nil, "127.0.0.3"},
+		{"http://127.0.0.1:80/", []netip.Addr{a("127.0.0.2")}, []netip.Addr{a("127.0.0.2")}, "127.0.0.3"},
+		{"http://192.0.2.1/", []netip.Addr{a("10.0.0.1"), a("10.0.0.2")}, []netip.Addr{a("10.0.0.1")}, "10.0.0.2"},
+		{"http://192.0.2.1/", nil, nil, "invalid IP"},
+		{"http://localhost:80/", nil, nil, "invalid IP"},
+	} {
+		own, second, why := scopeSources(u(c.url), c.srcs)
+		if !slices.Equal(own, c.own) || second.String() != c.second || (!second.IsValid() && !strings.Contains(why, "--source-addrs")) {
+			t.Errorf("%s %v: own %v second %v (%s)", c.url, c.srcs, own, second, why)
+		}
+	}
+}
+
+// The acceptance, end to end on real reference servers with no
+// extra flags: a per-address limit is per_ip, a global one global, a limit
+// keyed on X-Forwarded-For is spoofable, one counter per TCP connection is
+// per_connection, a header key is per_key.
+func TestProbeFindsTheScope(t *testing.T) {
+	for _, c := range []struct {
+		spec      string
+		keyHeader string
+		scope     string
+		spoofable bool
+	}{
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip", "", ScopePerIP, false},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=global", "", ScopeGlobal, false},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip&key=forwarded", "", ScopePerIP, true},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=connection", "", ScopePerConnection, false},
+		{"builtin:fixed_window?limit=20&window=2s&scope=header:X-Key", "X-Key", ScopePerKey, false},
+	} {
+		srv, err := refserver.StartBuiltin(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := attack.NewRequest("GET", srv.URL, nil, "")
+		req.KeyHeader = c.keyHeader
+		path := filepath.Join(t.TempDir(), "probe.jsonl")
+		res, err := Run(context.Background(), req, Options{MaxTime: 15e9, ScopeKey: c.keyHeader != "", ResultsFile: path})
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		inf := res.Inference
+		if inf.Scope != c.scope || (len(inf.Spoofable) > 0) != c.spoofable || !inf.SpoofTested {
+			t.Errorf("%s: scope %s (%s) spoofable %v tested %v; trials %+v\nnotes %v", c.spec, inf.Scope, inf.ScopeReason, inf.Spoofable, inf.SpoofTested, inf.ScopeTrials, res.Notes)
+		}
+		// The address trial really came from another address.
+		for _, r := range res.Observation.Results {
+			if r.Phase == phaseScopeIP && r.Source != "127.0.0.2" {
+				t.Fatalf("%s: address trial from %q", c.spec, r.Source)
+			}
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := attack.ReadStream(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := FromRecorded(rec).Inference; got.Scope != inf.Scope || !slices.Equal(got.Spoofable, inf.Spoofable) {
+			t.Errorf("%s: the results file says %s %v", c.spec, got.Scope, got.Spoofable)
+		}
+	}
+}

@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package fleet
+
+import "syscall"
+
+func setDeathSignal(*syscall.SysProcAttr) {}
