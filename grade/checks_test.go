@@ -73,7 +73,7 @@ func TestRubricIsStable(t *testing.T) {
 		if r.source == "" || r.expected == "" || r.title == "" {
 			t.Errorf("%s lacks source, expected or title", r.id)
 		}
-		if r.capLetter != "" && !slices.Contains(Letters, r.capLetter) {
+		if r.capLetter != "" && !slices.Contains(Letters(), r.capLetter) {
 			t.Errorf("%s caps at %q", r.id, r.capLetter)
 		}
 		if r.severity == SeverityWarn && r.capLetter != "" {

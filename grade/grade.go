@@ -70,8 +70,12 @@ type Report struct {
 	Note          string   `json:"note,omitempty"`
 }
 
-// Letters from best to worst.
-var Letters = []string{"A+", "A", "B", "C", "D", "F"}
+// letters from best to worst.
+var letters = [...]string{"A+", "A", "B", "C", "D", "F"}
+
+// Letters are the grades from best to worst (a new slice: the rubric's own
+// cannot be changed by a caller).
+func Letters() []string { return append([]string(nil), letters[:]...) }
 
 // NotGraded is the letter of a run with nothing to grade.
 const NotGraded = "N/A"
@@ -143,7 +147,7 @@ func Grade(obs *probe.Observation, inf probe.Inference) Report {
 	v := newView(obs, inf)
 	rep := Report{RubricVersion: RubricVersion, Caps: []string{}}
 	lost := 0.0
-	capIdx := 0 // index into Letters of the best letter the caps allow
+	capIdx := 0 // index into letters of the best letter the caps allow
 	cleanTop := true
 	for _, ru := range rubric {
 		vd := ru.run(v)
@@ -183,7 +187,7 @@ func Grade(obs *probe.Observation, inf probe.Inference) Report {
 		rep.Note = "no request was rejected: the response contract was not exercised"
 		return rep
 	}
-	rep.Letter = Letters[max(letterIndex(scoreLetter(rep.Score, cleanTop)), capIdx)]
+	rep.Letter = letters[max(letterIndex(scoreLetter(rep.Score, cleanTop)), capIdx)]
 	return rep
 }
 
@@ -205,12 +209,12 @@ func scoreLetter(score int, clean bool) string {
 }
 
 func letterIndex(l string) int {
-	for i, x := range Letters {
+	for i, x := range letters {
 		if x == l {
 			return i
 		}
 	}
-	return len(Letters) - 1
+	return len(letters) - 1
 }
 
 // Check returns the check with id, and whether the report has it.

@@ -13,7 +13,7 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
-var gradeLetters = grade.Letters
+var gradeLetters = grade.Letters()
 
 // Facts is what one probe established, as the expectations read it.
 type Facts struct {

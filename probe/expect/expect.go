@@ -36,9 +36,12 @@ const (
 	KeyMinGrade    = "min-grade"    // the response-contract grade is at least this letter
 )
 
-// Keys lists every key, in the order outcomes are reported.
-var Keys = []string{KeyFamily, KeyRate, KeyBurst, KeyLimit, KeyWindow, KeyMaxInflight,
+// keys lists every key, in the order outcomes are reported.
+var keys = [...]string{KeyFamily, KeyRate, KeyBurst, KeyLimit, KeyWindow, KeyMaxInflight,
 	KeyStatus, KeyRetryAfter, KeyScope, KeyMinGrade}
+
+// Keys lists every key, in the order outcomes are reported (a new slice).
+func Keys() []string { return append([]string(nil), keys[:]...) }
 
 // Outcomes of one expectation.
 const (
@@ -84,7 +87,7 @@ func NormalizeKey(k string) string {
 func Parse(s string) (Expectation, error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok {
-		return Expectation{}, fmt.Errorf("expectation %q: write it as KEY=VALUE, e.g. family=token_bucket or rate=10/s±10%% (keys: %s)", s, strings.Join(Keys, ", "))
+		return Expectation{}, fmt.Errorf("expectation %q: write it as KEY=VALUE, e.g. family=token_bucket or rate=10/s±10%% (keys: %s)", s, strings.Join(keys[:], ", "))
 	}
 	return ParseKV(k, v)
 }
@@ -94,8 +97,8 @@ func ParseKV(key, value string) (Expectation, error) {
 	k := NormalizeKey(key)
 	v := strings.TrimSpace(value)
 	e := Expectation{Key: k, Text: k + "=" + v}
-	if !slices.Contains(Keys, k) {
-		return e, fmt.Errorf("unknown expectation key %q: use one of %s", key, strings.Join(Keys, ", "))
+	if !slices.Contains(keys[:], k) {
+		return e, fmt.Errorf("unknown expectation key %q: use one of %s", key, strings.Join(keys[:], ", "))
 	}
 	if v == "" {
 		return e, fmt.Errorf("expectation %s: the value is empty", k)

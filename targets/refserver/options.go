@@ -112,11 +112,15 @@ func KeyNames() []string {
 			out = append(out, n)
 		}
 	}
-	return append(out, OptionNames...)
+	return append(out, optionNames[:]...)
 }
 
-// OptionNames are the server options Set accepts besides the limiter's.
-var OptionNames = []string{"status", "headers", "retry-after", "scope", "key", "latency", "fault"}
+// optionNames are the server options Set accepts besides the limiter's.
+var optionNames = [...]string{"status", "headers", "retry-after", "scope", "key", "latency", "fault"}
+
+// OptionNames are the server options Set accepts besides the limiter's (a
+// new slice each call).
+func OptionNames() []string { return append([]string(nil), optionNames[:]...) }
 
 // BuiltinPrefix starts a target string that names a reference limiter.
 const BuiltinPrefix = "builtin:"
