@@ -75,7 +75,14 @@ func (o *Observation) storeFailure(inf Inference) (string, string) {
 		}
 		return "", ""
 	}
+	// How long capacity took to come back while the store was up: the
+	// inferred limit's refill, or — when a misled fit explains the lockout
+	// as a long window — the longest wait between the trace's admissions
+	// before it, whichever is shorter.
 	refill := refillTime(inf)
+	if seen := admissionGap(own[:i]); seen > 0 && (refill <= 0 || seen < refill) {
+		refill = seen
+	}
 	if refill <= 0 {
 		return "", ""
 	}
@@ -92,6 +99,23 @@ func (o *Observation) storeFailure(inf Inference) (string, string) {
 	}
 	return StoreFailsClosed, fmt.Sprintf("the limiter fails closed: after %.2f s every request was rejected to the end (%d over %.2f s, more than twice the %.2f s the measured limit needs to refill), %s included, sent after waiting out its Retry-After in silence — as a limiter does when its store goes away and it turns everything down",
 		lastAdmitted.Sent.Seconds(), len(tail), span.Seconds(), refill.Seconds(), strings.Join(silent, " and "))
+}
+
+// admissionGap is the longest wait between consecutive admissions of the
+// recovery trace in rs (sorted by send); 0 with fewer than two.
+func admissionGap(rs []*attack.Result) time.Duration {
+	var prev time.Duration = -1
+	var gap time.Duration
+	for _, r := range rs {
+		if r.Phase != phaseTrace || !r.Admitted() {
+			continue
+		}
+		if prev >= 0 {
+			gap = max(gap, r.Sent-prev)
+		}
+		prev = r.Sent
+	}
+	return gap
 }
 
 // refillTime is how long the inferred limit takes to admit one request
