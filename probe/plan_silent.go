@@ -57,6 +57,8 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 		// the budget, and the trace still needs its share.
 		left := p.deadline - p.e.Now()
 		switch {
+		case 2*needRA+needReset <= 2*left/3:
+			reserve = 2*needRA + needReset // room for a second Retry-After wait
 		case needRA+needReset <= 2*left/3:
 			reserve = needRA + needReset
 		case needRA <= left/2:
@@ -77,7 +79,18 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 			return
 		}
 		if at, ok := retryAfterOf(p.e.Start(), r); ok {
-			p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After")
+			// The rejection waited out may have come late in its lockout,
+			// where even a too-short Retry-After ends after it. When the
+			// silent retry was admitted, a second wait starts from a fresh
+			// exhaustion, at the start of a lockout, where a too-short value
+			// shows.
+			if w := p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After"); w != nil && w.Admitted() {
+				if r2 := p.rejectionOfKey(ctx); r2 != nil {
+					if at2, ok := retryAfterOf(p.e.Start(), r2); ok {
+						p.silentRetry(ctx, r2, at2, phaseRetryWait, "Retry-After")
+					}
+				}
+			}
 		} else {
 			p.note("silent wait for Retry-After not run: seq %d carried no readable Retry-After", r.Seq)
 		}
@@ -94,17 +107,19 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 }
 
 // silentRetry sleeps until at (and at least until r completed) plus the
-// margin, sending nothing, then sends one request in phase.
-func (p *planner) silentRetry(ctx context.Context, r *attack.Result, at time.Time, phase, what string) {
+// margin, sending nothing, then sends one request in phase and returns it
+// (nil when the budget or the run ended first).
+func (p *planner) silentRetry(ctx context.Context, r *attack.Result, at time.Time, phase, what string) *attack.Result {
 	wake := max(at.Sub(p.e.Start()), r.Done) + p.calibrationRTT() + silentMargin
 	if wake > p.deadline {
 		p.note("silent wait for %s not run: seq %d asked for %.2f s, beyond the probe's time budget", what, r.Seq, (wake - r.Done).Seconds())
-		return
+		return nil
 	}
 	if p.left() < 1 || !sleep(ctx, wake-p.e.Now()) {
-		return
+		return nil
 	}
-	p.e.Do(ctx, attack.Shot{Phase: phase})
+	w, _ := p.e.Do(ctx, attack.Shot{Phase: phase})
+	return w
 }
 
 // rejectionOfKey returns the probe key's latest result if it is a
