@@ -30,7 +30,7 @@ parameter came out wrong.`,
 			defer stop()
 			var outcomes []selftest.Outcome
 			wrong := 0
-			for _, spec := range selftest.DemoTargets {
+			for _, spec := range selftest.DemoTargets() {
 				if output == "text" {
 					fmt.Fprintf(c.ErrOrStderr(), "probing %s ...\n", spec)
 				}
@@ -41,7 +41,7 @@ parameter came out wrong.`,
 					if output == "text" {
 						report.Interrupted(c.OutOrStdout(), "")
 					}
-					return exitWith(ExitUntested, fmt.Errorf("demo interrupted while probing %s (%d of %d limiters done): nothing was scored", spec, len(outcomes), len(selftest.DemoTargets)))
+					return exitWith(ExitUntested, fmt.Errorf("demo interrupted while probing %s (%d of %d limiters done): nothing was scored", spec, len(outcomes), len(selftest.DemoTargets())))
 				}
 				if err != nil {
 					return exitWith(ExitUntested, fmt.Errorf("%s: %w", spec, err))

@@ -23,7 +23,7 @@ address it listens on and stops on SIGINT/SIGTERM. --fault breaks one rule
 of that contract on purpose (a lying Remaining, a short Retry-After, ...)
 so a grader can be seen failing; see docs/grading.md.
 
-Algorithms: ` + fmt.Sprint(limiter.Families),
+Algorithms: ` + fmt.Sprint(limiter.Families()),
 		Example: `  ratecheck serve --algo token_bucket --rate 10/s --burst 20 --addr 127.0.0.1:8080
   ratecheck serve --algo fixed_window --limit 5 --window 2s --addr 127.0.0.1:0
   ratecheck serve --algo leaky_shaping --rate 10/s --burst 5 --status 503 --headers none

@@ -109,8 +109,8 @@ func ParseKV(key, value string) (Expectation, error) {
 	switch k {
 	case KeyFamily:
 		f := strings.ToLower(v)
-		if !slices.Contains(limiter.Families, f) {
-			return bad("unknown family %q: use one of %s", v, strings.Join(limiter.Families, ", "))
+		if !slices.Contains(limiter.Families(), f) {
+			return bad("unknown family %q: use one of %s", v, strings.Join(limiter.Families(), ", "))
 		}
 		e.Words = []string{f}
 	case KeyStatus:

@@ -93,7 +93,7 @@ func TestAccuracyMatrix(t *testing.T) {
 	w.Flush()
 	fmt.Println("\nconfusion matrix (rows: truth, columns: inferred)")
 	var fams []string
-	fams = append(fams, limiter.Families...)
+	fams = append(fams, limiter.Families()...)
 	fams = append(fams, probe.Inconclusive)
 	w = tabwriter.NewWriter(os.Stdout, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "\t"+strings.Join(abbrev(fams), "\t")+"\t")

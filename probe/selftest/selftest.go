@@ -107,9 +107,9 @@ func (o *Outcome) score() {
 	o.ParamsOK = len(o.ParamErrs) == 0
 }
 
-// DemoTargets are one built-in target per family, small enough that the
+// demoTargets are one built-in target per family, small enough that the
 // whole demo takes well under a minute.
-var DemoTargets = []string{
+var demoTargets = [...]string{
 	"builtin:none",
 	"builtin:token_bucket?rate=10/s&burst=20",
 	"builtin:leaky_shaping?rate=10/s&burst=5",
@@ -118,3 +118,6 @@ var DemoTargets = []string{
 	"builtin:sliding_counter?limit=20&window=2s",
 	"builtin:concurrency?max-inflight=5&latency=50ms",
 }
+
+// DemoTargets are the demo's targets (a new slice each call).
+func DemoTargets() []string { return append([]string(nil), demoTargets[:]...) }

@@ -10,7 +10,7 @@ import (
 // parameters must come out within the harness's bars. (The full matrix is
 // `go test -tags accuracy ./probe/selftest/`.)
 func TestProbeNamesEveryFamily(t *testing.T) {
-	for _, spec := range DemoTargets {
+	for _, spec := range DemoTargets() {
 		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)

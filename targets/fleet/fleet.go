@@ -77,8 +77,8 @@ func Parse(spec string) (Spec, error) {
 			}
 			s.Replicas = n
 		case "store":
-			if !slices.Contains(Stores, v) {
-				return s, fmt.Errorf("%s: store %q: use %s", spec, v, strings.Join(Stores, ", "))
+			if !slices.Contains(stores[:], v) {
+				return s, fmt.Errorf("%s: store %q: use %s", spec, v, strings.Join(stores[:], ", "))
 			}
 			s.Store = v
 		case "redis":

@@ -21,8 +21,8 @@ const (
 	StoreRedisNaive = "redis-naive" // one counter in Redis, read then written: racy
 )
 
-// Stores are the store names, for messages.
-var Stores = []string{StoreLocal, StoreRedis, StoreRedisNaive}
+// stores are the store names, for messages.
+var stores = [...]string{StoreLocal, StoreRedis, StoreRedisNaive}
 
 // bucket is a token bucket's state as the stores keep it: the tokens left
 // at an instant (microseconds since the epoch). The arithmetic is the pure

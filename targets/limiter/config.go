@@ -39,8 +39,8 @@ type Config struct {
 // Validate reports the first thing wrong with cfg, phrased for a user who
 // typed it on the command line.
 func (c Config) Validate() error {
-	if !slices.Contains(Families, c.Algo) {
-		return fmt.Errorf("unknown algorithm %q: use one of %s", c.Algo, strings.Join(Families, ", "))
+	if !slices.Contains(families[:], c.Algo) {
+		return fmt.Errorf("unknown algorithm %q: use one of %s", c.Algo, strings.Join(families[:], ", "))
 	}
 	switch c.Algo {
 	case TokenBucket, LeakyShaping:
@@ -110,7 +110,10 @@ func (c *Config) Set(name, value string) error {
 }
 
 // ParamNames are the names Set accepts.
-var ParamNames = []string{"algo", "rate", "burst", "delay", "limit", "window", "align", "penalty", "max-inflight"}
+var paramNames = [...]string{"algo", "rate", "burst", "delay", "limit", "window", "align", "penalty", "max-inflight"}
+
+// ParamNames lists the parameters Set accepts (a new slice each call).
+func ParamNames() []string { return append([]string(nil), paramNames[:]...) }
 
 // Penalties for fixed_window (Config.Penalty).
 const (

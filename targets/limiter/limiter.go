@@ -53,8 +53,11 @@ const (
 	None           = "none"
 )
 
-// Families lists every algorithm ratecheck knows, in a stable order.
-var Families = []string{None, FixedWindow, SlidingLog, SlidingCounter, TokenBucket, LeakyShaping, Concurrency}
+// families lists every algorithm ratecheck knows, in a stable order.
+var families = [...]string{None, FixedWindow, SlidingLog, SlidingCounter, TokenBucket, LeakyShaping, Concurrency}
+
+// Families lists the algorithms (a new slice each call).
+func Families() []string { return append([]string(nil), families[:]...) }
 
 // Window alignments for fixed_window.
 const (

@@ -95,7 +95,7 @@ func (o *Options) Set(name, value string) error {
 			return err
 		}
 	default:
-		if !slices.Contains(limiter.ParamNames, name) {
+		if !slices.Contains(limiter.ParamNames(), name) {
 			return fmt.Errorf("unknown key %q: use one of %s", name, strings.Join(KeyNames(), ", "))
 		}
 		return o.Limiter.Set(name, value)
@@ -107,7 +107,7 @@ func (o *Options) Set(name, value string) error {
 // algorithm before the '?'; serve has --algo).
 func KeyNames() []string {
 	var out []string
-	for _, n := range limiter.ParamNames {
+	for _, n := range limiter.ParamNames() {
 		if n != "algo" {
 			out = append(out, n)
 		}
