@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -135,30 +134,8 @@ func writeAttackOutputs(c *cobra.Command, spec, path string, rep attack.Report) 
 	if !o.any() {
 		return nil
 	}
-	run := attackRunFromFile(spec, path, rep)
+	run := report.AttackRunFromFile(spec, path, rep)
 	return o.write(c, report.NewDocument(version, "attack", rep.Profile, run))
-}
-
-func attackRunFromFile(spec, path string, rep attack.Report) report.Run {
-	var run report.Run
-	if rec := readResults(path); rec != nil {
-		elapsed := 0.0
-		if rec.End != nil {
-			elapsed = float64(rec.End.Elapsed) / 1e9
-		}
-		run = report.AttackRun(spec, rec.Header.URL, rep.Profile, rec.Header.Start, rec.Results, &rep, elapsed, rep.Notes)
-		run.Complete = rec.End != nil && rec.End.Stopped == ""
-		if rec.End != nil {
-			run.Stopped = rec.End.Stopped
-		}
-	} else {
-		run = report.AttackRun(spec, "", rep.Profile, time.Time{}, nil, &rep, 0, append(rep.Notes, "the results stream could not be read back: no per-request detail"))
-	}
-	if rep.Summary.Requests > 0 {
-		run.Summary = rep.Summary // the live run's own figures
-	}
-	run.ResultsFile = path
-	return run
 }
 
 // writeProbeOutputs writes probe's report files from the live result.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -331,4 +332,43 @@ func outcomeOf(r *attack.Result) string {
 		return outRejected
 	}
 	return outOther
+}
+
+// AttackRunFromFile builds a live attack's report run: the profile's verdict
+// and figures from rep, every request from its results stream at path (read
+// back: a steady run keeps only aggregates in memory).
+func AttackRunFromFile(spec, path string, rep attack.Report) Run {
+	var run Run
+	if rec := readStreamFile(path); rec != nil {
+		elapsed := 0.0
+		if rec.End != nil {
+			elapsed = float64(rec.End.Elapsed) / 1e9
+		}
+		run = AttackRun(spec, rec.Header.URL, rep.Profile, rec.Header.Start, rec.Results, &rep, elapsed, rep.Notes)
+		run.Complete = rec.End != nil && rec.End.Stopped == ""
+		if rec.End != nil {
+			run.Stopped = rec.End.Stopped
+		}
+	} else {
+		run = AttackRun(spec, "", rep.Profile, time.Time{}, nil, &rep, 0, append(rep.Notes, "the results stream could not be read back: no per-request detail"))
+	}
+	if rep.Summary.Requests > 0 {
+		run.Summary = rep.Summary // the live run's own figures
+	}
+	run.ResultsFile = path
+	return run
+}
+
+// readStreamFile reads a results stream back; nil when it cannot be read.
+func readStreamFile(path string) *attack.Recorded {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	rec, err := attack.ReadStream(f)
+	if err != nil {
+		return nil
+	}
+	return rec
 }
