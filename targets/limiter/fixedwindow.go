@@ -4,7 +4,9 @@ import "time"
 
 // fixedWindow counts admissions per window and forgets them when the window
 // closes: the cheapest limiter, and the one that admits 2L across a boundary.
-// Rejected requests do not count — unless the penalty is PenaltyRestart: then
+// Rejected requests do not count (with CountRejected they do, which shows
+// only in Remaining: the window resets at its boundary whatever the count)
+// — unless the penalty is PenaltyRestart: then
 // a rejection restarts the key's window (the count stays full), so capacity
 // comes back one whole window after the last over-limit request.
 type fixedWindow struct {
@@ -44,6 +46,11 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 		if !start.Equal(s.start) {
 			s.start, s.count = start, 0
 		}
+	case f.cfg.Align == AlignStart:
+		start := shiftedWindowStart(now, s.start, w, f.cfg.Phase)
+		if !start.Equal(s.start) {
+			s.start, s.count = start, 0
+		}
 	default: // AlignFirst
 		if s.start.IsZero() || !now.Before(s.start.Add(w)) {
 			s.start, s.count = now, 0
@@ -55,14 +62,29 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 		s.count++
 		d.Allowed = true
 	} else {
+		if f.cfg.CountRejected && s.count < 1<<30 {
+			s.count++ // the attempt is counted; admitted ones were ≤ Limit
+		}
 		if f.cfg.Restarts() {
 			s.start, s.restarted = now, true
 			reset, d.Reset = w, w
 		}
 		d.RetryAfter = reset
 	}
-	d.Remaining = f.cfg.Limit - s.count
+	d.Remaining = max(f.cfg.Limit-s.count, 0)
 	return d
+}
+
+// shiftedWindowStart is windowStart on a grid moved by phase: windows open
+// at phase + k·w.
+func shiftedWindowStart(now, cur time.Time, w, phase time.Duration) time.Time {
+	if phase == 0 {
+		return windowStart(now, cur, w)
+	}
+	if !cur.IsZero() {
+		cur = cur.Add(-phase)
+	}
+	return windowStart(now.Add(-phase), cur, w).Add(phase)
 }
 
 // windowStart is now.Truncate(w) — the start of the wall-aligned window

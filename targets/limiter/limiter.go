@@ -60,6 +60,7 @@ var Families = []string{None, FixedWindow, SlidingLog, SlidingCounter, TokenBuck
 const (
 	AlignWall  = "wall"  // windows are epoch multiples of W (Kong, envoy ratelimit)
 	AlignFirst = "first" // a window opens at the key's first request after the last one closed (express-rate-limit)
+	AlignStart = "start" // windows are multiples of W shifted by Config.Phase: anchored where the server started
 )
 
 // New builds the limiter that cfg describes. cfg must be valid.
@@ -67,6 +68,14 @@ func New(cfg Config) (Limiter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	lim, err := newAlgo(cfg)
+	if err != nil || cfg.Block <= 0 {
+		return lim, err
+	}
+	return newBlocking(lim, cfg), nil
+}
+
+func newAlgo(cfg Config) (Limiter, error) {
 	switch cfg.Algo {
 	case None:
 		return &none{cfg: cfg}, nil

@@ -29,6 +29,12 @@ type Handler struct {
 
 // NewHandler validates opt and builds the handler.
 func NewHandler(opt Options) (*Handler, error) {
+	if c := &opt.Limiter; c.Align == limiter.AlignStart && c.Phase == 0 && c.Window > 0 {
+		// The grid is anchored where this server started: a phase the
+		// client cannot know, and that does not follow its requests.
+		now := time.Now()
+		c.Phase = now.Sub(now.Truncate(c.Window))
+	}
 	lim, err := limiter.New(opt.Limiter)
 	if err != nil {
 		return nil, err
@@ -104,8 +110,8 @@ func retryAfterSeconds(d time.Duration) int {
 }
 
 func (h *Handler) writeQuotaHeaders(hd http.Header, d limiter.Decision, now time.Time) {
-	if h.opt.Limiter.Algo == limiter.None || h.opt.Headers == HeadersNone {
-		return
+	if h.opt.Limiter.Algo == limiter.None || h.opt.Limiter.QueueUnbounded || h.opt.Headers == HeadersNone {
+		return // a pacer that never rejects has no quota to advertise
 	}
 	resetS := int(math.Ceil(d.Reset.Seconds()))
 	if h.opt.Headers == HeadersXRateLimit || h.opt.Headers == HeadersBoth {
