@@ -15,25 +15,31 @@ import (
 // uncertainty, how sure, and the facts that decided it. Fields that do not
 // apply to the family are omitted from JSON.
 type Inference struct {
-	Family       string        `json:"family"` // a targets family, or "inconclusive"
-	RatePerS     float64       `json:"rate_per_s,omitempty"`
-	RateErr      float64       `json:"rate_err_per_s,omitempty"`
-	Burst        int           `json:"burst,omitempty"`
-	BurstErr     int           `json:"burst_err,omitempty"`
-	Delay        int           `json:"delay,omitempty"` // nginx delay=N (leaky_shaping)
-	Limit        int           `json:"limit,omitempty"`
-	LimitErr     int           `json:"limit_err,omitempty"`
-	WindowS      float64       `json:"window_s,omitempty"`
-	WindowErrS   float64       `json:"window_err_s,omitempty"`
-	Alignment    string        `json:"alignment,omitempty"`
-	MaxInflight  int           `json:"max_inflight,omitempty"`
-	Scope        string        `json:"scope"`
-	Confidence   float64       `json:"confidence"`
-	Explained    int           `json:"explained"` // decisions the model reproduces
-	Decisions    int           `json:"decisions"`
-	Alternatives []Alternative `json:"alternatives,omitempty"`
-	Evidence     []string      `json:"evidence"`
-	Reason       string        `json:"reason,omitempty"` // why inconclusive
+	Family     string   `json:"family"` // a targets family, or "inconclusive"
+	RatePerS   float64  `json:"rate_per_s,omitempty"`
+	RateErr    float64  `json:"rate_err_per_s,omitempty"`
+	Burst      int      `json:"burst,omitempty"`
+	BurstErr   int      `json:"burst_err,omitempty"`
+	Delay      int      `json:"delay,omitempty"` // nginx delay=N (leaky_shaping)
+	Limit      int      `json:"limit,omitempty"`
+	LimitErr   int      `json:"limit_err,omitempty"`
+	WindowS    float64  `json:"window_s,omitempty"`
+	WindowErrS float64  `json:"window_err_s,omitempty"`
+	Alignment  string   `json:"alignment,omitempty"`
+	PhaseS     *float64 `json:"phase_s,omitempty"` // alignment "start": windows open phase_s after each multiple of W since the epoch
+	// CountsRejected says whether denied attempts consume quota (sliding
+	// log and counter, where a probe that knocks above the limit can tell).
+	CountsRejected *bool         `json:"counts_rejected,omitempty"`
+	Penalty        *Penalty      `json:"penalty,omitempty"`
+	Queue          string        `json:"queue,omitempty"` // leaky_shaping: "unbounded" for a pacer that never rejects
+	MaxInflight    int           `json:"max_inflight,omitempty"`
+	Scope          string        `json:"scope"`
+	Confidence     float64       `json:"confidence"`
+	Explained      int           `json:"explained"` // decisions the model reproduces
+	Decisions      int           `json:"decisions"`
+	Alternatives   []Alternative `json:"alternatives,omitempty"`
+	Evidence       []string      `json:"evidence"`
+	Reason         string        `json:"reason,omitempty"` // why inconclusive
 	// Push says how hard the plan pushed a target that rejected nothing
 	// (family none): what "no limit" was tested up to.
 	Push *Push `json:"push,omitempty"`
@@ -42,6 +48,14 @@ type Inference struct {
 	// model Model returns, which explains exactly Explained decisions (the
 	// midpoint of the tied range need not be a tied candidate itself).
 	fitted limiter.Config
+}
+
+// Penalty is what a rejection does to later requests: "restart" (the
+// window restarts at every over-limit request) or "block" (the key is shut
+// for DurationS after a rejection).
+type Penalty struct {
+	Kind      string  `json:"kind"`
+	DurationS float64 `json:"duration_s,omitempty"`
 }
 
 // Push is what a target with no observed limit admitted.
@@ -57,6 +71,10 @@ type Alternative struct {
 	Explained  int    `json:"explained"`
 	Equivalent bool   `json:"equivalent"` // explains the run as well as the winner
 }
+
+// QueueUnbounded is Inference.Queue for a pacer: a leaky bucket that queues
+// every request and never rejects.
+const QueueUnbounded = "unbounded"
 
 // Inconclusive is the family when no model explains the run.
 const Inconclusive = "inconclusive"
@@ -258,18 +276,39 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		for _, l := range h.limits {
 			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall},
 				limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst})
-			sl = append(sl, limiter.Config{Algo: limiter.SlidingLog, Limit: l, Window: w})
-			sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w})
+			// Each also as counting denied attempts (HAProxy, logs of
+			// attempts): the same until a client knocks above the limit.
+			for _, counting := range []bool{false, true} {
+				sl = append(sl, limiter.Config{Algo: limiter.SlidingLog, Limit: l, Window: w, CountRejected: counting})
+				sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, CountRejected: counting})
+			}
 		}
 	}
 	for _, w := range []struct {
 		family string
 		cfgs   []limiter.Config
 	}{{limiter.FixedWindow, fw}, {limiter.SlidingLog, sl}, {limiter.SlidingCounter, sc}} {
-		best := widen(evs, fitFamily(evs, w.cfgs, rtt), rtt, windowOf, withWindow)
+		best := widen(evs, simplest(fitFamily(evs, w.cfgs, rtt)), rtt, windowOf, withWindow)
 		fits = append(fits, familyFit{family: w.family, best: best})
 	}
 	return fits
+}
+
+// simplest keeps, among tied candidates, those without a variant the others
+// do without: a limiter that counts denied attempts, or shuts a key after a
+// rejection, is named so only when the plain one explains the run worse.
+func simplest(cs []Candidate) []Candidate {
+	plain := func(c limiter.Config) bool { return !c.CountRejected && c.Block == 0 }
+	var out []Candidate
+	for _, c := range cs {
+		if plain(c.Config) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return cs
+	}
+	return out
 }
 
 // widen extends a family's tied best candidates to every value of one
@@ -351,8 +390,19 @@ func (inf *Inference) setParams(cs []Candidate) {
 		if c.Algo == limiter.FixedWindow {
 			inf.Alignment = alignmentOf(cs)
 		}
+		if c.Algo == limiter.SlidingLog || c.Algo == limiter.SlidingCounter {
+			counting := c.CountRejected
+			inf.CountsRejected = &counting
+		}
 	case limiter.Concurrency:
 		inf.MaxInflight = c.MaxInflight
+	}
+	switch c.PenaltyKind() {
+	case limiter.PenaltyRestart:
+		inf.Penalty = &Penalty{Kind: limiter.PenaltyRestart}
+	case limiter.PenaltyBlock:
+		b, _ := spanF(func(c limiter.Config) float64 { return c.Block.Seconds() })
+		inf.Penalty = &Penalty{Kind: limiter.PenaltyBlock, DurationS: round(b, 2)}
 	}
 	inf.fitted = nearestCandidate(cs, *inf)
 }
@@ -429,7 +479,24 @@ func (inf Inference) Summary() string {
 	if inf.Alignment != "" {
 		s += ", " + inf.Alignment + "-aligned windows"
 	}
-	return s
+	if inf.PhaseS != nil {
+		s += fmt.Sprintf(" (phase %s s)", fnum(*inf.PhaseS))
+	}
+	if inf.CountsRejected != nil && *inf.CountsRejected {
+		s += ", denied attempts count"
+	}
+	return s + inf.penaltyText()
+}
+
+// penaltyText is the summary's words for a penalty, "" for none.
+func (inf Inference) penaltyText() string {
+	switch p := inf.Penalty; {
+	case p == nil:
+		return ""
+	case p.Kind == limiter.PenaltyBlock:
+		return fmt.Sprintf(", a rejection blocks the key for %s s", fnum(p.DurationS))
+	}
+	return ", every over-limit request restarts the window"
 }
 
 func fnum(v float64) string {
@@ -502,14 +569,29 @@ func (inf Inference) Model() (limiter.Config, error) {
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		c.Limit, c.Window = inf.Limit, time.Duration(inf.WindowS*float64(time.Second))
 		c.Align = limiter.AlignWall
-		if inf.Alignment == limiter.AlignFirst {
+		switch {
+		case inf.Alignment == limiter.AlignFirst && inf.Family == limiter.FixedWindow:
 			c.Align = limiter.AlignFirst
+		case inf.Alignment == limiter.AlignStart && inf.PhaseS != nil:
+			c.Align, c.Phase = limiter.AlignStart, time.Duration(*inf.PhaseS*float64(time.Second))
 		}
+		c.CountRejected = inf.CountsRejected != nil && *inf.CountsRejected
 	case limiter.Concurrency:
 		c.MaxInflight = inf.MaxInflight
 	case limiter.None:
 	default:
 		return c, fmt.Errorf("no model for %q", inf.Family)
+	}
+	if inf.Queue == QueueUnbounded {
+		c.QueueUnbounded = true
+	}
+	if p := inf.Penalty; p != nil && c.Algo != limiter.None {
+		switch p.Kind {
+		case limiter.PenaltyRestart:
+			c.Penalty = limiter.PenaltyRestart
+		case limiter.PenaltyBlock:
+			c.Block = time.Duration(p.DurationS * float64(time.Second))
+		}
 	}
 	return c, c.Validate()
 }
