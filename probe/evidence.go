@@ -87,6 +87,9 @@ func (o *Observation) facts(inf Inference) []string {
 	case limiter.TokenBucket:
 		out = append(out, fmt.Sprintf("nginx limit_req rate=%sr/s burst=%d nodelay behaves the same (GCRA ≡ token bucket of capacity burst+1)", fnum(inf.RatePerS), inf.Burst-1))
 	case limiter.LeakyShaping:
+		if inf.Queue == QueueUnbounded {
+			break // a pacer: pacerFact says it
+		}
 		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
 	}
 	if inf.Scope != ScopeUntested {

@@ -127,6 +127,9 @@ func Infer(o *Observation) Inference {
 		return inf
 	}
 	if rejectedEvents(evs) == 0 {
+		if held, _, _ := o.heldBack(); held > 0 {
+			return o.inferPacer(evs, inf) // pacer.go
+		}
 		inf.Family = limiter.None
 		inf.Explained = len(evs)
 		// Never proven, only not refuted: confidence grows with how hard
@@ -382,6 +385,9 @@ func (inf *Inference) setParams(cs []Candidate) {
 		inf.RatePerS, inf.RateErr = round(r, 3), round(re, 3)
 		inf.Burst, inf.BurstErr = int(math.Round(b)), int(math.Ceil(be))
 		inf.Delay = c.DelayAfter
+		if c.QueueUnbounded {
+			inf.Queue, inf.Burst, inf.BurstErr = QueueUnbounded, 0, 0
+		}
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		l, le := spanF(func(c limiter.Config) float64 { return float64(c.Limit) })
 		w, we := spanF(func(c limiter.Config) float64 { return c.Window.Seconds() })
@@ -467,6 +473,9 @@ func (inf Inference) Summary() string {
 	case limiter.TokenBucket:
 		return fmt.Sprintf("token_bucket: rate %s ± %s/s, burst %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
 	case limiter.LeakyShaping:
+		if inf.Queue == QueueUnbounded {
+			return fmt.Sprintf("leaky_shaping: rate %s ± %s/s, queue unbounded (a pacer: never rejects, delays grow with the backlog)", fnum(inf.RatePerS), fnum(inf.RateErr))
+		}
 		s := fmt.Sprintf("leaky_shaping: rate %s ± %s/s, queue (burst) %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
 		if inf.Delay > 0 {
 			s += fmt.Sprintf(", first %d excess undelayed", inf.Delay)

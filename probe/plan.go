@@ -105,6 +105,7 @@ type planner struct {
 
 	hintLimit  int
 	hintWindow time.Duration
+	paced      bool // a burst was queued, not rejected (pacer.go)
 }
 
 func (p *planner) note(format string, a ...any) { p.notes = append(p.notes, fmt.Sprintf(format, a...)) }
@@ -131,6 +132,9 @@ func (p *planner) run(ctx context.Context) error {
 		return err
 	}
 	if !limited {
+		if p.paced {
+			return ctx.Err()
+		}
 		// Nothing rejected yet: push the rest of the budget as a sustained
 		// phase. A limit it provokes is traced like a burst's.
 		if limited = p.sustain(ctx); !limited {
@@ -140,6 +144,7 @@ func (p *planner) run(ctx context.Context) error {
 	p.sequential(ctx)
 	defer p.silentWaits(ctx)() // plan_silent.go: reserves its time now, waits at the end
 	p.trace(ctx)
+	p.splitTies(ctx) // plan_split.go: the experiment that separates tied models
 	if p.opt.ScopeKey {
 		p.scope(ctx)
 	}
@@ -244,6 +249,13 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		}
 		if rejected > 0 {
 			return true, nil
+		}
+		if p.pacing(phase) {
+			// A pacer (pacer.go): a larger burst, or a sustained
+			// phase, would only wait beyond the request timeout.
+			p.paced = true
+			p.note("burst %d was queued, not rejected: a pacer; no larger burst or sustained phase", round+1)
+			return false, nil
 		}
 		size *= burstGrowth
 	}

@@ -123,6 +123,12 @@ func replay(evs []event, cfg limiter.Config, offset, unc time.Duration, bound in
 	if cfg.Algo == limiter.Concurrency {
 		return replayConcurrency(evs, lim, offset, unc, bound, out)
 	}
+	return replayOn(lim, evs, offset, unc, bound, out)
+}
+
+// replayOn is replay on a model built already, left in the state the
+// events put it in (what the plan's tie-splitting simulates onward from).
+func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound int, out []answer) int {
 	mis := 0
 	var prev time.Time
 	for i := range evs {

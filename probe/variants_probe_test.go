@@ -29,3 +29,21 @@ func TestProbeNamesACountingSlidingCounter(t *testing.T) {
 		t.Fatalf("plain counter inferred %s (counts_rejected %v)", plain.Summary(), plain.CountsRejected)
 	}
 }
+
+// A pacer that never rejects is named leaky_shaping with an unbounded
+// queue and its rate, never none; before, the held-back burst made the
+// probe inconclusive.
+func TestProbeNamesAPacer(t *testing.T) {
+	res := probeBuiltin(t, "builtin:leaky_shaping?rate=40/s&burst=unbounded", Options{MaxTime: 20 * time.Second})
+	inf := res.Inference
+	if inf.Family != "leaky_shaping" || inf.Queue != QueueUnbounded || inf.RatePerS < 36 || inf.RatePerS > 44 {
+		t.Fatalf("inferred %s (queue %q): %s; evidence %q", inf.Summary(), inf.Queue, inf.Reason, inf.Evidence)
+	}
+	if !strings.Contains(strings.Join(inf.Evidence, "\n"), "never rejects: requests are spaced 25 ms apart") {
+		t.Fatalf("evidence %q", inf.Evidence)
+	}
+	// It took one burst: no larger one, no sustained phase to wait out.
+	if res.Elapsed > 10*time.Second {
+		t.Fatalf("a pacer's probe took %s", res.Elapsed)
+	}
+}
