@@ -294,7 +294,48 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		best := widen(evs, simplest(fitFamily(evs, w.cfgs, rtt)), rtt, windowOf, withWindow)
 		fits = append(fits, familyFit{family: w.family, best: best})
 	}
+	// A grid anchored at the server's start (fit_start.go): searched only
+	// when no plain model explains the run, around what the plain fits found.
+	top := math.MaxInt32
+	for _, f := range fits {
+		top = min(top, f.mismatches())
+	}
+	if top > equivalenceSlack(len(evs)) {
+		var seeds []Candidate
+		for _, f := range fits {
+			if f.family == limiter.FixedWindow || f.family == limiter.SlidingCounter || f.family == limiter.SlidingLog {
+				seeds = append(seeds, seedsOf(f.best)...)
+			}
+		}
+		for i, f := range fits {
+			if f.family != limiter.FixedWindow && f.family != limiter.SlidingCounter {
+				continue
+			}
+			start := fitStartAligned(evs, h, f.family, seeds, rtt)
+			// Only a better explanation: a free phase ties with anything.
+			if len(start) > 0 && start[0].Mismatches+1 < f.mismatches() {
+				fits[i].best = start
+			}
+		}
+	}
 	return fits
+}
+
+// seedsOf are the extremes of a family's tied candidates' windows.
+func seedsOf(cs []Candidate) []Candidate {
+	if len(cs) == 0 {
+		return nil
+	}
+	lo, hi := cs[0], cs[0]
+	for _, c := range cs {
+		if c.Config.Window < lo.Config.Window {
+			lo = c
+		}
+		if c.Config.Window > hi.Config.Window {
+			hi = c
+		}
+	}
+	return []Candidate{lo, hi}
 }
 
 // simplest keeps, among tied candidates, those without a variant the others
@@ -393,8 +434,13 @@ func (inf *Inference) setParams(cs []Candidate) {
 		w, we := spanF(func(c limiter.Config) float64 { return c.Window.Seconds() })
 		inf.Limit, inf.LimitErr = int(math.Round(l)), int(math.Ceil(le))
 		inf.WindowS, inf.WindowErrS = round(w, 3), round(we, 3)
-		if c.Algo == limiter.FixedWindow {
+		if c.Algo == limiter.FixedWindow || c.Align == limiter.AlignStart {
 			inf.Alignment = alignmentOf(cs)
+		}
+		if c.Align == limiter.AlignStart {
+			p, _ := spanF(func(c limiter.Config) float64 { return c.Phase.Seconds() })
+			p = round(p, 3)
+			inf.PhaseS = &p
 		}
 		if c.Algo == limiter.SlidingLog || c.Algo == limiter.SlidingCounter {
 			counting := c.CountRejected

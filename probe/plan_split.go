@@ -177,11 +177,32 @@ func tiedModels(o *Observation) []Candidate {
 		}
 		out = append(out, lo, hi)
 	}
+	if best > slack {
+		// Nothing explains the run: a grid anchored at an unknown phase
+		// may, on evidence the plan has not gathered yet. Its best try
+		// joins the contest even if it is not better yet (fit_start.go).
+		h := o.hypotheses()
+		var seeds []Candidate
+		for _, f := range fits {
+			if f.family == limiter.FixedWindow || f.family == limiter.SlidingCounter || f.family == limiter.SlidingLog {
+				seeds = append(seeds, seedsOf(f.best)...)
+			}
+		}
+		for _, fam := range []string{limiter.SlidingCounter, limiter.FixedWindow} {
+			if start := fitStartAligned(evs, h, fam, seeds, o.RTT); len(start) > 0 && start[0].Mismatches <= best+slack+splitStartSlack {
+				out = append([]Candidate{start[0]}, out...)
+			}
+		}
+	}
 	if len(out) > splitMaxModels {
 		out = out[:splitMaxModels]
 	}
 	return out
 }
+
+// splitStartSlack: a start-aligned model this many mismatches behind the
+// best still takes part in the deciding experiments.
+const splitStartSlack = 3
 
 // variantKey names a candidate's variant (alignment, counting, penalty).
 func variantKey(c limiter.Config) string {
