@@ -26,7 +26,7 @@ type Inference struct {
 	WindowS    float64  `json:"window_s,omitempty"`
 	WindowErrS float64  `json:"window_err_s,omitempty"`
 	Alignment  string   `json:"alignment,omitempty"`
-	PhaseS     *float64 `json:"phase_s,omitempty"` // alignment "start": windows open phase_s after each multiple of W since the epoch
+	PhaseS     *float64 `json:"phase_s,omitempty"` // alignment "start": the first boundary is phase_s after the probe's start, then every W
 	// CountsRejected says whether denied attempts consume quota (sliding
 	// log and counter, where a probe that knocks above the limit can tell).
 	CountsRejected *bool         `json:"counts_rejected,omitempty"`
@@ -181,6 +181,10 @@ func Infer(o *Observation) Inference {
 	}
 	inf.Family = best.family
 	inf.setParams(best.best)
+	if inf.Alignment == limiter.AlignStart {
+		p := o.phaseOf(best.best)
+		inf.PhaseS = &p
+	}
 	if runnerUp == math.MaxInt32 {
 		runnerUp = len(evs)
 	}
@@ -437,11 +441,7 @@ func (inf *Inference) setParams(cs []Candidate) {
 		if c.Algo == limiter.FixedWindow || c.Align == limiter.AlignStart {
 			inf.Alignment = alignmentOf(cs)
 		}
-		if c.Align == limiter.AlignStart {
-			p, _ := spanF(func(c limiter.Config) float64 { return c.Phase.Seconds() })
-			p = round(p, 3)
-			inf.PhaseS = &p
-		}
+
 		if c.Algo == limiter.SlidingLog || c.Algo == limiter.SlidingCounter {
 			counting := c.CountRejected
 			inf.CountsRejected = &counting
@@ -627,8 +627,10 @@ func (inf Inference) Model() (limiter.Config, error) {
 		switch {
 		case inf.Alignment == limiter.AlignFirst && inf.Family == limiter.FixedWindow:
 			c.Align = limiter.AlignFirst
-		case inf.Alignment == limiter.AlignStart && inf.PhaseS != nil:
-			c.Align, c.Phase = limiter.AlignStart, time.Duration(*inf.PhaseS*float64(time.Second))
+		case inf.Alignment == limiter.AlignStart:
+			// Its phase is relative to the probe's start, which an
+			// inference read back alone does not carry.
+			return c, fmt.Errorf("a start-aligned grid's origin is relative to its probe: infer again from the results stream")
 		}
 		c.CountRejected = inf.CountsRejected != nil && *inf.CountsRejected
 	case limiter.Concurrency:

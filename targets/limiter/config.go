@@ -48,10 +48,11 @@ type Config struct {
 	// (burst=unbounded; uber-go/ratelimit): every request is queued and
 	// released 1/Rate after the one before it, however long the backlog.
 	QueueUnbounded bool
-	// Phase shifts an AlignStart grid: windows open Phase after each
-	// multiple of Window since the zero time, at a phase that does not
-	// follow the client (a server that anchored its grid when it started).
-	Phase time.Duration
+	// Origin anchors an AlignStart grid: windows open at Origin + k·Window
+	// for every integer k, at a phase that does not follow the client (a
+	// server that anchored its grid when it started; the reference server
+	// sets it when it starts). Zero is the wall grid.
+	Origin time.Time
 }
 
 // Validate reports the first thing wrong with cfg, phrased for a user who
@@ -89,9 +90,6 @@ func (c Config) Validate() error {
 		}
 		if c.Algo == SlidingCounter && c.Align != "" && c.Align != AlignWall && c.Align != AlignStart {
 			return fmt.Errorf("sliding_counter align must be %q or %q, got %q", AlignWall, AlignStart, c.Align)
-		}
-		if c.Phase < 0 || c.Phase >= c.Window {
-			return fmt.Errorf("phase must be in [0, window), got %s", c.Phase)
 		}
 	case Concurrency:
 		if c.MaxInflight < 1 {

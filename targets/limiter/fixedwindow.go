@@ -47,7 +47,7 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 			s.start, s.count = start, 0
 		}
 	case f.cfg.Align == AlignStart:
-		start := shiftedWindowStart(now, s.start, w, f.cfg.Phase)
+		start := gridStart(now, s.start, f.cfg.Origin, w)
 		if !start.Equal(s.start) {
 			s.start, s.count = start, 0
 		}
@@ -75,16 +75,27 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 	return d
 }
 
-// shiftedWindowStart is windowStart on a grid moved by phase: windows open
-// at phase + k·w.
-func shiftedWindowStart(now, cur time.Time, w, phase time.Duration) time.Time {
-	if phase == 0 {
+// gridStart is the start of the window holding now on the grid origin +
+// k·w (the wall grid, windowStart's, when origin is the zero time), with
+// windowStart's shortcut when now lies in the window starting at cur or
+// the next.
+func gridStart(now, cur, origin time.Time, w time.Duration) time.Time {
+	if origin.IsZero() {
 		return windowStart(now, cur, w)
 	}
-	if !cur.IsZero() {
-		cur = cur.Add(-phase)
+	if !cur.IsZero() && !now.Before(cur) {
+		if next := cur.Add(w); now.Before(next) {
+			return cur
+		} else if now.Before(next.Add(w)) {
+			return next
+		}
 	}
-	return windowStart(now.Add(-phase), cur, w).Add(phase)
+	d := now.Sub(origin)
+	k := d / w
+	if d < 0 && d%w != 0 {
+		k--
+	}
+	return origin.Add(k * w)
 }
 
 // windowStart is now.Truncate(w) — the start of the wall-aligned window

@@ -60,7 +60,7 @@ var Families = []string{None, FixedWindow, SlidingLog, SlidingCounter, TokenBuck
 const (
 	AlignWall  = "wall"  // windows are epoch multiples of W (Kong, envoy ratelimit)
 	AlignFirst = "first" // a window opens at the key's first request after the last one closed (express-rate-limit)
-	AlignStart = "start" // windows are multiples of W shifted by Config.Phase: anchored where the server started
+	AlignStart = "start" // windows open at Config.Origin + k·W: anchored where the server started
 )
 
 // New builds the limiter that cfg describes. cfg must be valid.

@@ -13,8 +13,8 @@ import (
 // (Cloudflare; HAProxy's http_req_rate). A request is admitted when the
 // estimate plus itself stays within L. Rejected requests do not count unless
 // CountRejected (HAProxy counts every tracked request, denied ones too).
-// The grid is wall-clock (epoch multiples of W) or, with AlignStart, moved
-// by Config.Phase.
+// The grid is wall-clock (epoch multiples of W) or, with AlignStart,
+// anchored at Config.Origin.
 type slidingCounter struct {
 	cfg  Config
 	keys map[string]*scState
@@ -31,11 +31,13 @@ func newSlidingCounter(cfg Config) *slidingCounter {
 
 func (c *slidingCounter) Config() Config { return c.cfg }
 
-func (c *slidingCounter) phase() time.Duration {
+// origin is the grid's anchor: the zero time (the wall grid) unless
+// AlignStart.
+func (c *slidingCounter) origin() time.Time {
 	if c.cfg.Align == AlignStart {
-		return c.cfg.Phase
+		return c.cfg.Origin
 	}
-	return 0
+	return time.Time{}
 }
 
 func (c *slidingCounter) Release(string, time.Time) {}
@@ -52,10 +54,10 @@ func (c *slidingCounter) roll(key string, now time.Time) *scState {
 	w := c.cfg.Window
 	s := c.keys[key]
 	if s == nil {
-		s = &scState{start: shiftedWindowStart(now, time.Time{}, w, c.phase())}
+		s = &scState{start: gridStart(now, time.Time{}, c.origin(), w)}
 		c.keys[key] = s
 	}
-	start := shiftedWindowStart(now, s.start, w, c.phase())
+	start := gridStart(now, s.start, c.origin(), w)
 	switch {
 	case start.Equal(s.start):
 	case start.Equal(s.start.Add(w)):

@@ -175,10 +175,11 @@ func TestLeakyShapingUnboundedNeverRejects(t *testing.T) {
 	}
 }
 
-// align=start moves the grid by the phase: a fixed window and a sliding
-// counter of 1 s with phase 300 ms open windows at .3 s, not on the second.
+// align=start anchors the grid at its origin: a fixed window and a sliding
+// counter of 1 s whose origin is at .3 s (before or after the requests) open
+// windows at .3 s, not on the second.
 func TestAlignStartPhase(t *testing.T) {
-	fw := mustNew(t, Config{Algo: FixedWindow, Limit: 2, Window: time.Second, Align: AlignStart, Phase: 300 * time.Millisecond})
+	fw := mustNew(t, Config{Algo: FixedWindow, Limit: 2, Window: time.Second, Align: AlignStart, Origin: t0.Add(-4700 * time.Millisecond)})
 	if got := volley(fw, "k", t0.Add(200*time.Millisecond), 3); got != 2 {
 		t.Fatalf("admitted %d", got)
 	}
@@ -188,7 +189,7 @@ func TestAlignStartPhase(t *testing.T) {
 	if got := volley(fw, "k", t0.Add(300*time.Millisecond), 3); got != 2 {
 		t.Fatalf("at the shifted boundary admitted %d", got)
 	}
-	sc := mustNew(t, Config{Algo: SlidingCounter, Limit: 2, Window: time.Second, Align: AlignStart, Phase: 300 * time.Millisecond})
+	sc := mustNew(t, Config{Algo: SlidingCounter, Limit: 2, Window: time.Second, Align: AlignStart, Origin: t0.Add(5300 * time.Millisecond)})
 	volley(sc, "k", t0.Add(200*time.Millisecond), 2) // window [-0.7, 0.3): curr 2
 	// In [0.3, 1.3) prev = 2 weighs 2·(1 − e): one more fits from e = 0.5,
 	// at 0.8 s (on the wall grid it would be 1.5 s).

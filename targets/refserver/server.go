@@ -29,11 +29,10 @@ type Handler struct {
 
 // NewHandler validates opt and builds the handler.
 func NewHandler(opt Options) (*Handler, error) {
-	if c := &opt.Limiter; c.Align == limiter.AlignStart && c.Phase == 0 && c.Window > 0 {
+	if c := &opt.Limiter; c.Align == limiter.AlignStart && c.Origin.IsZero() {
 		// The grid is anchored where this server started: a phase the
 		// client cannot know, and that does not follow its requests.
-		now := time.Now()
-		c.Phase = now.Sub(now.Truncate(c.Window))
+		c.Origin = time.Now()
 	}
 	lim, err := limiter.New(opt.Limiter)
 	if err != nil {
