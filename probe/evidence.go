@@ -68,6 +68,9 @@ func (o *Observation) facts(inf Inference) []string {
 			out = append(out, f)
 		}
 	}
+	if p := inf.Penalty; p != nil && p.Kind == limiter.PenaltyBlock {
+		out = append(out, fmt.Sprintf("a penalty: each rejection shuts the key for %s s, whatever the client sends meanwhile; a client that waits that long after a rejection is admitted", fnum(p.DurationS)))
+	}
 	if inf.Family == limiter.None {
 		out = append(out, o.push().fact())
 	}

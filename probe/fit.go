@@ -150,6 +150,9 @@ type hypotheses struct {
 	windows []time.Duration
 	rates   []float64
 	delays  []int // nginx delay=N candidates
+	// capacities are what the last burst admitted, with and without the
+	// calibration requests before it: the limits a penalty search tries.
+	capacities []int
 }
 
 func (o *Observation) hypotheses() hypotheses {
@@ -163,6 +166,7 @@ func (o *Observation) hypotheses() hypotheses {
 	// A burst that straddled a window boundary admits two windows' worth:
 	// half of it, and the size of the steps in the trace, are limits too.
 	bases := []int{burstAdm, burstAdm + cal, (burstAdm + cal) / 2}
+	h.capacities = []int{burstAdm, burstAdm + cal}
 	for _, g := range admissionRuns(o.phase(phaseTrace)) {
 		if g >= minStepRun {
 			bases = append(bases, g)

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +59,30 @@ func TestDisagreementOfTiedModels(t *testing.T) {
 	}
 	if n := disagreement(obs, []Candidate{wall, wall}, last, volley); n != 0 {
 		t.Fatalf("a model disagrees with itself on %d", n)
+	}
+}
+
+// A key shut for 3 s after every rejection: the plain families cannot
+// explain lockouts longer than their refill, the penalty search names the
+// block and its length.
+func TestInferBlockPenalty(t *testing.T) {
+	truth := limiter.Config{Algo: limiter.SlidingLog, Limit: 10, Window: time.Second, Block: 3 * time.Second}
+	obs := simulated(t, truth, epoch, 700*time.Millisecond, 100*time.Millisecond)
+	inf := Infer(obs)
+	if inf.Penalty == nil || inf.Penalty.Kind != limiter.PenaltyBlock || inf.Penalty.DurationS < 2.8 || inf.Penalty.DurationS > 3.05 {
+		t.Fatalf("inferred %s (penalty %+v)", inf.Summary(), inf.Penalty)
+	}
+	// Between lockouts the key admits a step and is shut again: which
+	// family admitted the step may stay open, but the log is among the
+	// answers.
+	named := inf.Family == limiter.SlidingLog
+	for _, a := range inf.Alternatives {
+		named = named || a.Family == limiter.SlidingLog && a.Equivalent
+	}
+	if !named {
+		t.Fatalf("inferred %s, alternatives %+v", inf.Summary(), inf.Alternatives)
+	}
+	if !strings.Contains(inf.Summary(), "a rejection blocks the key for") {
+		t.Fatalf("summary %q", inf.Summary())
 	}
 }

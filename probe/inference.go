@@ -312,12 +312,19 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			}
 		}
 		for i, f := range fits {
+			if f.family == limiter.None || f.family == limiter.Concurrency {
+				continue
+			}
+			// A penalty (fit_block.go) and, for the two families on a
+			// grid, a start grid: each only if it explains the run
+			// better — a free parameter ties with anything.
+			if pen := fitPenalties(evs, h, f.best, rtt); len(pen) > 0 && pen[0].Mismatches+1 < fits[i].mismatches() {
+				fits[i].best = pen
+			}
 			if f.family != limiter.FixedWindow && f.family != limiter.SlidingCounter {
 				continue
 			}
-			start := fitStartAligned(evs, h, f.family, seeds, rtt)
-			// Only a better explanation: a free phase ties with anything.
-			if len(start) > 0 && start[0].Mismatches+1 < f.mismatches() {
+			if start := fitStartAligned(evs, h, f.family, seeds, rtt); len(start) > 0 && start[0].Mismatches+1 < fits[i].mismatches() {
 				fits[i].best = start
 			}
 		}
@@ -508,6 +515,13 @@ func (o *Observation) scope() string {
 
 // Summary is the one-line statement of an inference.
 func (inf Inference) Summary() string {
+	if inf.Family != limiter.FixedWindow && inf.Family != limiter.SlidingLog && inf.Family != limiter.SlidingCounter {
+		return inf.summary() + inf.penaltyText()
+	}
+	return inf.summary()
+}
+
+func (inf Inference) summary() string {
 	switch inf.Family {
 	case Inconclusive:
 		return "inconclusive: " + inf.Reason
