@@ -61,7 +61,10 @@ func fitPenalties(evs []event, h hypotheses, plain []Candidate, rtt time.Duratio
 	best := fitFamily(evs, cfgs, rtt)
 	if len(best) > 0 && best[0].Config.Block > 0 {
 		best = widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Block.Seconds() },
-			func(c limiter.Config, f float64) limiter.Config { c.Block = time.Duration(float64(c.Block) * f); return c })
+			func(c limiter.Config, f float64) limiter.Config {
+				c.Block = time.Duration(float64(c.Block) * f)
+				return c
+			})
 	}
 	return best
 }
