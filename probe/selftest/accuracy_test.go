@@ -57,6 +57,12 @@ var accuracyMatrix = []string{
 	"builtin:sliding_counter?limit=50&window=5s&align=start&headers=none",
 	"builtin:fixed_window?limit=20&window=3s&align=start&headers=none",
 	"builtin:fixed_window?limit=10&window=2s&align=start&latency=20ms",
+	// Penalties: a window every over-limit request restarts, a key shut
+	// for a fixed time after a rejection.
+	"builtin:fixed_window?limit=10&window=2s&penalty=restart",
+	"builtin:fixed_window?limit=10&window=1s&block=3s",
+	"builtin:sliding_log?limit=20&window=2s&block=5s&headers=none",
+	"builtin:token_bucket?rate=5/s&burst=10&block=4s",
 }
 
 // TestAccuracyMatrix probes the whole matrix and prints a confusion matrix,

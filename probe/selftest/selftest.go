@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
@@ -117,6 +118,20 @@ func (o *Outcome) score() {
 			o.ParamErrs = append(o.ParamErrs, fmt.Sprintf("%s %v, truth %v", name, got, want))
 		}
 	}
+	// A block at least as long as the refill hides it: every cycle starts
+	// from a whole quota, and the window or rate never shows.
+	hidden := func(refill time.Duration) bool { return t.Block > 0 && t.Block >= refill }
+	if t.Block > 0 || t.Restarts() {
+		kind, d := "", 0.0
+		if inf.Penalty != nil {
+			kind, d = inf.Penalty.Kind, inf.Penalty.DurationS
+		}
+		if want := t.PenaltyKind(); kind != want {
+			o.ParamErrs = append(o.ParamErrs, fmt.Sprintf("penalty %q, truth %q", kind, want))
+		} else if t.Block > 0 {
+			rel("block", d, t.Block.Seconds(), 0.1*t.Block.Seconds())
+		}
+	}
 	switch t.Algo {
 	case limiter.LeakyShaping:
 		rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
@@ -125,11 +140,15 @@ func (o *Outcome) score() {
 			rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
 		}
 	case limiter.TokenBucket:
-		rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
+		if !hidden(time.Duration(float64(t.Burst) / t.Rate * float64(time.Second))) {
+			rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
+		}
 		rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		rel("limit", float64(inf.Limit), float64(t.Limit), 0.1*float64(t.Limit))
-		rel("window", inf.WindowS, t.Window.Seconds(), 0.1*t.Window.Seconds())
+		if !hidden(t.Window) {
+			rel("window", inf.WindowS, t.Window.Seconds(), 0.1*t.Window.Seconds())
+		}
 		// Denied attempts that count show in decisions only for the
 		// sliding families (a fixed window resets at its boundary anyway).
 		if t.Algo != limiter.FixedWindow {
