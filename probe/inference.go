@@ -279,15 +279,21 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	refine(limiter.LeakyShaping, ls)
 	var fw []limiter.Config
 	var sl, sc []limiter.Config
+	for _, w := range h.wallWindows {
+		for _, l := range h.limits {
+			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})
+			for _, counting := range []bool{false, true} {
+				sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, CountRejected: counting})
+			}
+		}
+	}
 	for _, w := range h.windows {
 		for _, l := range h.limits {
-			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall},
-				limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst})
+			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst})
 			// Each also as counting denied attempts (HAProxy, logs of
 			// attempts): the same until a client knocks above the limit.
 			for _, counting := range []bool{false, true} {
 				sl = append(sl, limiter.Config{Algo: limiter.SlidingLog, Limit: l, Window: w, CountRejected: counting})
-				sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, CountRejected: counting})
 			}
 		}
 	}
@@ -349,6 +355,23 @@ func seedsOf(cs []Candidate) []Candidate {
 	return []Candidate{lo, hi}
 }
 
+// wallUnit: a grid on the wall clock is one people configure — a window of
+// whole tenths of a second (Kong's second, minute, hour; a 2 s or 1.5 s
+// window). Any other length on the wall grid is a phase in disguise: the
+// grid of an arbitrary W lands its boundaries anywhere, and with a few
+// boundaries to match some W always fits. Those are searched as a start
+// grid, whose phase is a parameter that is counted.
+const wallUnit = 100 * time.Millisecond
+
+// wallWindow reports whether w may be searched on the wall grid.
+func wallWindow(w time.Duration) bool { return w%wallUnit == 0 }
+
+// onWallGrid reports whether c's windows follow the wall clock.
+func onWallGrid(c limiter.Config) bool {
+	return (c.Algo == limiter.FixedWindow && c.Align == limiter.AlignWall) ||
+		(c.Algo == limiter.SlidingCounter && c.Align != limiter.AlignStart)
+}
+
 // simplest keeps, among tied candidates, those without a variant the others
 // do without: a limiter that counts denied attempts, or shuts a key after a
 // rejection, is named so only when the plain one explains the run worse.
@@ -394,6 +417,9 @@ func widen(evs []event, best []Candidate, rtt time.Duration, value func(limiter.
 	}{{lo, -widenStep}, {hi, widenStep}} {
 		for k := 1; k <= widenSteps; k++ {
 			c := scaled(edge.from.Config, 1+float64(k)*edge.step)
+			if onWallGrid(c) && c.Window != edge.from.Config.Window {
+				break // a wall grid's window is exact (wallWindow)
+			}
 			if replay(evs, c, edge.from.Offset, unc, m, nil) > m {
 				break
 			}

@@ -79,6 +79,16 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 	var best []time.Duration
 	bestScore, bestRate := 0, 0.0
 	now := p.e.Now() + splitLead
+	// A probe costs at most max(20 s, 3 W) of the largest window in
+	// contention, plus the quiet periods a counting limiter forces.
+	bar, counting := 20*time.Second, false
+	for _, m := range models {
+		bar = max(bar, 3*m.Config.Window)
+		counting = counting || m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts()
+	}
+	if counting {
+		bar = p.deadline
+	}
 	for _, silence := range splitSilences {
 		for _, kind := range []int{0, 1} {
 			var sched []time.Duration
@@ -93,7 +103,7 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 				}
 			}
 			end := p.e.Now() + sched[len(sched)-1]
-			if end > p.deadline || len(sched) > p.left()-traceMinReserve {
+			if end > p.deadline || end > bar-answerGrace || len(sched) > p.left()-traceMinReserve {
 				continue
 			}
 			score := disagreement(obs, models, now-splitLead, sched)

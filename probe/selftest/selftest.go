@@ -165,7 +165,9 @@ func (o *Outcome) score() {
 
 // DemoTargets are one built-in target per family, then one per variant (a
 // counter that counts denied attempts, a pacer, a grid anchored at the
-// server's start), small enough that the whole demo takes a minute or two.
+// server's start, a window restarted by every over-limit request, a key
+// blocked after a rejection), small enough that the whole demo takes two
+// or three minutes.
 var DemoTargets = []string{
 	"builtin:none",
 	"builtin:token_bucket?rate=10/s&burst=20",
@@ -177,4 +179,6 @@ var DemoTargets = []string{
 	"builtin:sliding_counter?limit=10&window=2s&count-rejected=on",
 	"builtin:leaky_shaping?rate=20/s&burst=unbounded",
 	"builtin:sliding_counter?limit=24&window=4s&align=start",
+	"builtin:fixed_window?limit=10&window=2s&penalty=restart",
+	"builtin:token_bucket?rate=5/s&burst=10&block=4s",
 }
