@@ -18,6 +18,9 @@ import (
 // length is tried at: the key reopens at the first request after it ends.
 var blockSteps = []float64{0, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2}
 
+// minBlock: a shorter lockout is a refill's ordinary wait, not a penalty.
+const minBlock = 200 * time.Millisecond
+
 // commonBlocks are penalty periods people configure.
 var commonBlocks = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second, 10 * time.Second,
 	15 * time.Second, 30 * time.Second, time.Minute}
@@ -85,6 +88,11 @@ func blockCandidates(evs []event) []time.Duration {
 		}
 	}
 	sort.Slice(locks, func(i, j int) bool { return locks[i] > locks[j] })
+	// One lockout is any behaviour that changed once (a target that stopped
+	// limiting): a block is a penalty only when it came back.
+	if len(locks) < 2 || locks[1] < minBlock {
+		return nil
+	}
 	const most = 3
 	var out []time.Duration
 	for _, l := range locks[:min(len(locks), most)] {
