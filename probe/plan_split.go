@@ -81,10 +81,12 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 	now := p.e.Now() + splitLead
 	// A probe costs at most max(20 s, 3 W) of the largest window in
 	// contention, plus the quiet periods a counting limiter forces.
-	bar, counting := 20*time.Second, false
+	// Only when every model in contention needs them: a plain limiter's
+	// probe does not pay for the quiet periods of a counting twin.
+	bar, counting := 20*time.Second, true
 	for _, m := range models {
 		bar = max(bar, 3*m.Config.Window)
-		counting = counting || m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts()
+		counting = counting && (m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts())
 	}
 	if counting {
 		bar = p.deadline
