@@ -28,6 +28,8 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
   ratecheck serve --algo fixed_window --limit 5 --window 2s --addr 127.0.0.1:0
   ratecheck serve --algo leaky_shaping --rate 10/s --burst 5 --status 503 --headers none
   ratecheck serve --algo concurrency --max-inflight 4 --latency 50ms
+  ratecheck serve --algo sliding_counter --limit 30 --window 10s --count-rejected on
+  ratecheck serve --algo leaky_shaping --rate 20/s --burst unbounded
   ratecheck serve --algo token_bucket --rate 10/s --burst 20 --fault lie-remaining,short-retry-after`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -67,11 +69,14 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (127.0.0.1:0 picks a free port)")
 	f.String("algo", d.Limiter.Algo, "algorithm: none, fixed_window, sliding_log, sliding_counter, token_bucket, leaky_shaping, concurrency")
 	f.String("rate", "10/s", "refill or drain rate for token_bucket and leaky_shaping (10/s, 600/m, 5/500ms)")
-	f.String("burst", "20", "bucket capacity (token_bucket) or queue length (leaky_shaping, as nginx burst=)")
+	f.String("burst", "20", "bucket capacity (token_bucket) or queue length (leaky_shaping, as nginx burst=; unbounded: a pacer that never rejects)")
 	f.String("delay", "0", "leaky_shaping: first N excess requests pass undelayed (nginx delay=)")
 	f.String("limit", "100", "requests per window for window algorithms")
 	f.String("window", "1m", "window length for window algorithms")
-	f.String("align", limiter.AlignWall, "fixed_window alignment: wall (epoch multiples) or first (key's first request)")
+	f.String("align", limiter.AlignWall, "fixed_window alignment: wall (epoch multiples), first (key's first request) or start (a grid anchored when the server started; sliding_counter: wall or start)")
+	f.String("penalty", limiter.PenaltyNone, "fixed_window: restart makes every over-limit request restart the window")
+	f.String("count-rejected", "off", "fixed_window, sliding_log, sliding_counter: on makes denied attempts consume quota too (HAProxy http_req_rate)")
+	f.String("block", "0s", "after a rejection shut the key for this long (any family but none; 0s: no block)")
 	f.String("max-inflight", "10", "concurrency cap")
 	f.String("status", "429", "rejection status: 429 or 503")
 	f.String("headers", refserver.HeadersBoth, "quota headers: none, x-ratelimit, ietf, both")

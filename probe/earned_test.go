@@ -63,9 +63,14 @@ func TestEarnedAnswers(t *testing.T) {
 		{"nothing rejected, pushed", newObs().calibrated().add(phaseBurst, 100, burst, ms, 0, 200, "").
 			add(phaseBurst+"-1", 400, 2*time.Second, ms, 0, 200, "").spaced(phaseSustain, 200, 3*time.Second, 10*ms, 200).obs,
 			limiter.None, ""},
-		{"a pacer: admits all, one every 50 ms", newObs().calibrated().add(phaseBurst, 100, burst, ms, 50*ms, 200, "").
-			add(phaseBurst+"-1", 400, 7*time.Second, ms, 50*ms, 200, "").spaced(phaseSustain, 200, 30*time.Second, 10*ms, 200).obs,
-			Inconclusive, "held back beyond the service time"},
+		{"a pacer: admits all, one every 50 ms", newObs().calibrated().add(phaseBurst, 100, burst, ms, 50*ms, 200, "").obs,
+			limiter.LeakyShaping, ""},
+		{"a pacer holding half a burst beyond the timeout", newObs().calibrated().add(phaseBurst, 50, burst, ms, 100*ms, 200, "").
+			add(phaseBurst, 50, burst, 10*time.Second, 0, 0, "timeout waiting for 127.0.0.1:1").obs,
+			limiter.LeakyShaping, ""},
+		{"held back, but in no pacer's staircase", newObs().calibrated().add(phaseBurst, 100, burst, ms, 50*ms, 200, "").
+			spaced(phaseSustain, 200, 30*time.Second, 10*ms, 200).obs,
+			Inconclusive, "no pacer's rate explains the delays"},
 		{"limited, never traced", newObs().calibrated().add(phaseBurst, 10, burst, ms, 0, 200, "").add(phaseBurst, 30, burst, ms, 0, 429, "").obs,
 			Inconclusive, "the recovery trace that shows how capacity returns did not run (0 decided requests"},
 	}

@@ -63,6 +63,14 @@ func (o *Observation) facts(inf Inference) []string {
 			out = append(out, s)
 		}
 	}
+	if inf.CountsRejected != nil && *inf.CountsRejected {
+		if f := o.lockoutFact(); f != "" {
+			out = append(out, f)
+		}
+	}
+	if p := inf.Penalty; p != nil && p.Kind == limiter.PenaltyBlock {
+		out = append(out, fmt.Sprintf("a penalty: each rejection shuts the key for %s s, whatever the client sends meanwhile; a client that waits that long after a rejection is admitted", fnum(p.DurationS)))
+	}
 	if inf.Family == limiter.None {
 		out = append(out, o.push().fact())
 	}
@@ -82,6 +90,9 @@ func (o *Observation) facts(inf Inference) []string {
 	case limiter.TokenBucket:
 		out = append(out, fmt.Sprintf("nginx limit_req rate=%sr/s burst=%d nodelay behaves the same (GCRA ≡ token bucket of capacity burst+1)", fnum(inf.RatePerS), inf.Burst-1))
 	case limiter.LeakyShaping:
+		if inf.Queue == QueueUnbounded {
+			break // a pacer: pacerFact says it
+		}
 		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
 	}
 	out = append(out, replicaFacts(o.replicaFindings())...) // replicas.go
@@ -100,4 +111,34 @@ func runnerUp(inf Inference) *Alternative {
 		}
 	}
 	return best
+}
+
+// lockoutFact describes the longest time the trace found the key shut
+// before an admission, and the silence that reopened it: what a client that
+// retries without pause would live through.
+func (o *Observation) lockoutFact() string {
+	tr := o.phase(phaseTrace)
+	var shutFrom, bestShut, bestQuiet time.Duration = -1, 0, 0
+	knocks, bestKnocks := 0, 0
+	for i := range tr {
+		r := &tr[i]
+		switch {
+		case !decided(r):
+		case r.Rejected():
+			if shutFrom < 0 {
+				shutFrom, knocks = r.Sent, 0
+			}
+			knocks++
+		case shutFrom >= 0:
+			if shut := r.Sent - shutFrom; shut > bestShut {
+				bestShut, bestQuiet, bestKnocks = shut, r.Sent-tr[i-1].Sent, knocks
+			}
+			shutFrom = -1
+		}
+	}
+	if bestShut == 0 {
+		return ""
+	}
+	return fmt.Sprintf("every denied attempt counts: a client that retries without pause stays blocked (%d denied attempts over %.1f s kept it shut); %.1f s of silence reopened it",
+		bestKnocks, bestShut.Seconds(), bestQuiet.Seconds())
 }

@@ -107,6 +107,9 @@ const (
 	// traceGapFactor is how many median send intervals apart two
 	// admissions are in different steps.
 	traceGapFactor = 3
+	// wallSeedSpan is how far (relatively) from each window seed the round
+	// windows a wall grid is searched at reach.
+	wallSeedSpan = 0.1
 	// defaultTraceGap is that gap for a trace too short to have an
 	// interval: a tenth of a second, far below any window worth finding.
 	defaultTraceGap = 100 * time.Millisecond
@@ -150,6 +153,12 @@ type hypotheses struct {
 	windows []time.Duration
 	rates   []float64
 	delays  []int // nginx delay=N candidates
+	// capacities are what the last burst admitted, with and without the
+	// calibration requests before it: the limits a penalty search tries.
+	capacities []int
+	// wallWindows are the round windows (wallWindow) near the seeds: the
+	// grid a wall-aligned model is searched on.
+	wallWindows []time.Duration
 }
 
 func (o *Observation) hypotheses() hypotheses {
@@ -163,6 +172,7 @@ func (o *Observation) hypotheses() hypotheses {
 	// A burst that straddled a window boundary admits two windows' worth:
 	// half of it, and the size of the steps in the trace, are limits too.
 	bases := []int{burstAdm, burstAdm + cal, (burstAdm + cal) / 2}
+	h.capacities = []int{burstAdm, burstAdm + cal}
 	for _, g := range admissionRuns(o.phase(phaseTrace)) {
 		if g >= minStepRun {
 			bases = append(bases, g)
@@ -207,7 +217,7 @@ func (o *Observation) hypotheses() hypotheses {
 		seeds = append(seeds, starts[i]-starts[i-1])
 	}
 	seeds = append(seeds, commonWindows...)
-	seenW := map[time.Duration]bool{}
+	seenW, seenWall := map[time.Duration]bool{}, map[time.Duration]bool{}
 	for _, s := range seeds {
 		if s <= 0 {
 			continue
@@ -218,6 +228,22 @@ func (o *Observation) hypotheses() hypotheses {
 				seenW[w] = true
 				h.windows = append(h.windows, w)
 			}
+		}
+		// The round windows near it: the only ones a wall grid is
+		// searched at (wallWindow). Wider than the fine grid: a trace
+		// that knocked ever more slowly sees a boundary late.
+		lo := time.Duration(float64(s) * (1 - wallSeedSpan))
+		for w := lo.Truncate(wallUnit) + wallUnit; float64(w) <= float64(s)*(1+wallSeedSpan); w += wallUnit {
+			if !seenWall[w] {
+				seenWall[w] = true
+				h.wallWindows = append(h.wallWindows, w)
+			}
+		}
+	}
+	for _, w := range h.windows {
+		if wallWindow(w) && !seenWall[w] {
+			seenWall[w] = true
+			h.wallWindows = append(h.wallWindows, w)
 		}
 	}
 	// nginx delay=N: the admitted requests of the burst that were not

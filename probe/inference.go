@@ -15,19 +15,25 @@ import (
 // uncertainty, how sure, and the facts that decided it. Fields that do not
 // apply to the family are omitted from JSON.
 type Inference struct {
-	Family      string  `json:"family"` // a targets family, or "inconclusive"
-	RatePerS    float64 `json:"rate_per_s,omitempty"`
-	RateErr     float64 `json:"rate_err_per_s,omitempty"`
-	Burst       int     `json:"burst,omitempty"`
-	BurstErr    int     `json:"burst_err,omitempty"`
-	Delay       int     `json:"delay,omitempty"` // nginx delay=N (leaky_shaping)
-	Limit       int     `json:"limit,omitempty"`
-	LimitErr    int     `json:"limit_err,omitempty"`
-	WindowS     float64 `json:"window_s,omitempty"`
-	WindowErrS  float64 `json:"window_err_s,omitempty"`
-	Alignment   string  `json:"alignment,omitempty"`
-	MaxInflight int     `json:"max_inflight,omitempty"`
-	Scope       string  `json:"scope"`
+	Family     string   `json:"family"` // a targets family, or "inconclusive"
+	RatePerS   float64  `json:"rate_per_s,omitempty"`
+	RateErr    float64  `json:"rate_err_per_s,omitempty"`
+	Burst      int      `json:"burst,omitempty"`
+	BurstErr   int      `json:"burst_err,omitempty"`
+	Delay      int      `json:"delay,omitempty"` // nginx delay=N (leaky_shaping)
+	Limit      int      `json:"limit,omitempty"`
+	LimitErr   int      `json:"limit_err,omitempty"`
+	WindowS    float64  `json:"window_s,omitempty"`
+	WindowErrS float64  `json:"window_err_s,omitempty"`
+	Alignment  string   `json:"alignment,omitempty"`
+	PhaseS     *float64 `json:"phase_s,omitempty"` // alignment "start": the first boundary is phase_s after the probe's start, then every W
+	// CountsRejected says whether denied attempts consume quota (sliding
+	// log and counter, where a probe that knocks above the limit can tell).
+	CountsRejected *bool    `json:"counts_rejected,omitempty"`
+	Penalty        *Penalty `json:"penalty,omitempty"`
+	Queue          string   `json:"queue,omitempty"` // leaky_shaping: "unbounded" for a pacer that never rejects
+	MaxInflight    int      `json:"max_inflight,omitempty"`
+	Scope          string   `json:"scope"`
 	// ScopeReason says why Scope is untested; ScopeTrials what each other
 	// identity showed; Spoofable the forged headers that brought capacity
 	// back (scope.go).
@@ -59,6 +65,14 @@ type Inference struct {
 	fitted limiter.Config
 }
 
+// Penalty is what a rejection does to later requests: "restart" (the
+// window restarts at every over-limit request) or "block" (the key is shut
+// for DurationS after a rejection).
+type Penalty struct {
+	Kind      string  `json:"kind"`
+	DurationS float64 `json:"duration_s,omitempty"`
+}
+
 // Push is what a target with no observed limit admitted.
 type Push struct {
 	LargestBurst int     `json:"largest_burst"` // all admitted at one instant
@@ -72,6 +86,10 @@ type Alternative struct {
 	Explained  int    `json:"explained"`
 	Equivalent bool   `json:"equivalent"` // explains the run as well as the winner
 }
+
+// QueueUnbounded is Inference.Queue for a pacer: a leaky bucket that queues
+// every request and never rejects.
+const QueueUnbounded = "unbounded"
 
 // Inconclusive is the family when no model explains the run.
 const Inconclusive = "inconclusive"
@@ -127,6 +145,9 @@ func infer(o *Observation) Inference {
 		return inf
 	}
 	if rejectedEvents(evs) == 0 {
+		if held, _, _ := o.heldBack(); held > 0 {
+			return o.inferPacer(evs, inf) // pacer.go
+		}
 		inf.Family = limiter.None
 		inf.Explained = len(evs)
 		// Never proven, only not refuted: confidence grows with how hard
@@ -178,6 +199,10 @@ func infer(o *Observation) Inference {
 	}
 	inf.Family = best.family
 	inf.setParams(best.best)
+	if inf.Alignment == limiter.AlignStart {
+		p := o.phaseOf(best.best)
+		inf.PhaseS = &p
+	}
 	if runnerUp == math.MaxInt32 {
 		runnerUp = len(evs)
 	}
@@ -272,22 +297,114 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	refine(limiter.LeakyShaping, ls)
 	var fw []limiter.Config
 	var sl, sc []limiter.Config
+	for _, w := range h.wallWindows {
+		for _, l := range h.limits {
+			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})
+			for _, counting := range []bool{false, true} {
+				sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, CountRejected: counting})
+			}
+		}
+	}
 	for _, w := range h.windows {
 		for _, l := range h.limits {
-			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall},
-				limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst})
-			sl = append(sl, limiter.Config{Algo: limiter.SlidingLog, Limit: l, Window: w})
-			sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w})
+			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst})
+			// Each also as counting denied attempts (HAProxy, logs of
+			// attempts): the same until a client knocks above the limit.
+			for _, counting := range []bool{false, true} {
+				sl = append(sl, limiter.Config{Algo: limiter.SlidingLog, Limit: l, Window: w, CountRejected: counting})
+			}
 		}
 	}
 	for _, w := range []struct {
 		family string
 		cfgs   []limiter.Config
 	}{{limiter.FixedWindow, fw}, {limiter.SlidingLog, sl}, {limiter.SlidingCounter, sc}} {
-		best := widen(evs, fitFamily(evs, w.cfgs, rtt), rtt, windowOf, withWindow)
+		best := widen(evs, simplest(fitFamily(evs, w.cfgs, rtt)), rtt, windowOf, withWindow)
 		fits = append(fits, familyFit{family: w.family, best: best})
 	}
+	// A grid anchored at the server's start (fit_start.go): searched only
+	// when no plain model explains the run, around what the plain fits found.
+	top := math.MaxInt32
+	for _, f := range fits {
+		top = min(top, f.mismatches())
+	}
+	if top > equivalenceSlack(len(evs)) {
+		var seeds []Candidate
+		for _, f := range fits {
+			if f.family == limiter.FixedWindow || f.family == limiter.SlidingCounter || f.family == limiter.SlidingLog {
+				seeds = append(seeds, seedsOf(f.best)...)
+			}
+		}
+		for i, f := range fits {
+			if f.family == limiter.None || f.family == limiter.Concurrency {
+				continue
+			}
+			// A penalty (fit_block.go) and, for the two families on a
+			// grid, a start grid: each only if it explains the run
+			// better — a free parameter ties with anything.
+			if pen := fitPenalties(evs, h, f.best, rtt); len(pen) > 0 && pen[0].Mismatches+1 < fits[i].mismatches() {
+				fits[i].best = pen
+			}
+			if f.family != limiter.FixedWindow && f.family != limiter.SlidingCounter {
+				continue
+			}
+			if start := fitStartAligned(evs, h, f.family, seeds, rtt); len(start) > 0 && start[0].Mismatches+1 < fits[i].mismatches() {
+				fits[i].best = start
+			}
+		}
+	}
 	return fits
+}
+
+// seedsOf are the extremes of a family's tied candidates' windows.
+func seedsOf(cs []Candidate) []Candidate {
+	if len(cs) == 0 {
+		return nil
+	}
+	lo, hi := cs[0], cs[0]
+	for _, c := range cs {
+		if c.Config.Window < lo.Config.Window {
+			lo = c
+		}
+		if c.Config.Window > hi.Config.Window {
+			hi = c
+		}
+	}
+	return []Candidate{lo, hi}
+}
+
+// wallUnit: a grid on the wall clock is one people configure — a window of
+// whole tenths of a second (Kong's second, minute, hour; a 2 s or 1.5 s
+// window). Any other length on the wall grid is a phase in disguise: the
+// grid of an arbitrary W lands its boundaries anywhere, and with a few
+// boundaries to match some W always fits. Those are searched as a start
+// grid, whose phase is a parameter that is counted.
+const wallUnit = 100 * time.Millisecond
+
+// wallWindow reports whether w may be searched on the wall grid.
+func wallWindow(w time.Duration) bool { return w%wallUnit == 0 }
+
+// onWallGrid reports whether c's windows follow the wall clock.
+func onWallGrid(c limiter.Config) bool {
+	return (c.Algo == limiter.FixedWindow && c.Align == limiter.AlignWall) ||
+		(c.Algo == limiter.SlidingCounter && c.Align != limiter.AlignStart)
+}
+
+// simplest keeps, among tied candidates, those without a variant the others
+// do without: a limiter that counts denied attempts, or shuts a key after a
+// rejection, is named so only when the plain one explains the run worse.
+func simplest(cs []Candidate) []Candidate {
+	plain := func(c limiter.Config) bool { return !c.CountRejected && c.Block == 0 }
+	var out []Candidate
+	for _, c := range cs {
+		if plain(c.Config) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return cs
+	}
+	return out
 }
 
 // widen extends a family's tied best candidates to every value of one
@@ -318,6 +435,9 @@ func widen(evs []event, best []Candidate, rtt time.Duration, value func(limiter.
 	}{{lo, -widenStep}, {hi, widenStep}} {
 		for k := 1; k <= widenSteps; k++ {
 			c := scaled(edge.from.Config, 1+float64(k)*edge.step)
+			if onWallGrid(c) && c.Window != edge.from.Config.Window {
+				break // a wall grid's window is exact (wallWindow)
+			}
 			if replay(evs, c, edge.from.Offset, unc, m, nil) > m {
 				break
 			}
@@ -361,16 +481,31 @@ func (inf *Inference) setParams(cs []Candidate) {
 		inf.RatePerS, inf.RateErr = round(r, 3), round(re, 3)
 		inf.Burst, inf.BurstErr = int(math.Round(b)), int(math.Ceil(be))
 		inf.Delay = c.DelayAfter
+		if c.QueueUnbounded {
+			inf.Queue, inf.Burst, inf.BurstErr = QueueUnbounded, 0, 0
+		}
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		l, le := spanF(func(c limiter.Config) float64 { return float64(c.Limit) })
 		w, we := spanF(func(c limiter.Config) float64 { return c.Window.Seconds() })
 		inf.Limit, inf.LimitErr = int(math.Round(l)), int(math.Ceil(le))
 		inf.WindowS, inf.WindowErrS = round(w, 3), round(we, 3)
-		if c.Algo == limiter.FixedWindow {
+		if c.Algo == limiter.FixedWindow || c.Align == limiter.AlignStart {
 			inf.Alignment = alignmentOf(cs)
+		}
+
+		if c.Algo == limiter.SlidingLog || c.Algo == limiter.SlidingCounter {
+			counting := c.CountRejected
+			inf.CountsRejected = &counting
 		}
 	case limiter.Concurrency:
 		inf.MaxInflight = c.MaxInflight
+	}
+	switch c.PenaltyKind() {
+	case limiter.PenaltyRestart:
+		inf.Penalty = &Penalty{Kind: limiter.PenaltyRestart}
+	case limiter.PenaltyBlock:
+		b, _ := spanF(func(c limiter.Config) float64 { return c.Block.Seconds() })
+		inf.Penalty = &Penalty{Kind: limiter.PenaltyBlock, DurationS: round(b, 2)}
 	}
 	inf.fitted = nearestCandidate(cs, *inf)
 }
@@ -409,6 +544,13 @@ func alignmentOf(cs []Candidate) string {
 
 // Summary is the one-line statement of an inference.
 func (inf Inference) Summary() string {
+	if inf.Family != limiter.FixedWindow && inf.Family != limiter.SlidingLog && inf.Family != limiter.SlidingCounter {
+		return inf.summary() + inf.penaltyText()
+	}
+	return inf.summary()
+}
+
+func (inf Inference) summary() string {
 	switch inf.Family {
 	case Inconclusive:
 		return "inconclusive: " + inf.Reason
@@ -420,6 +562,9 @@ func (inf Inference) Summary() string {
 	case limiter.TokenBucket:
 		return fmt.Sprintf("token_bucket: rate %s ± %s/s, burst %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
 	case limiter.LeakyShaping:
+		if inf.Queue == QueueUnbounded {
+			return fmt.Sprintf("leaky_shaping: rate %s ± %s/s, queue unbounded (a pacer: never rejects, delays grow with the backlog)", fnum(inf.RatePerS), fnum(inf.RateErr))
+		}
 		s := fmt.Sprintf("leaky_shaping: rate %s ± %s/s, queue (burst) %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
 		if inf.Delay > 0 {
 			s += fmt.Sprintf(", first %d excess undelayed", inf.Delay)
@@ -432,7 +577,24 @@ func (inf Inference) Summary() string {
 	if inf.Alignment != "" {
 		s += ", " + inf.Alignment + "-aligned windows"
 	}
-	return s
+	if inf.PhaseS != nil {
+		s += fmt.Sprintf(" (phase %s s)", fnum(*inf.PhaseS))
+	}
+	if inf.CountsRejected != nil && *inf.CountsRejected {
+		s += ", denied attempts count"
+	}
+	return s + inf.penaltyText()
+}
+
+// penaltyText is the summary's words for a penalty, "" for none.
+func (inf Inference) penaltyText() string {
+	switch p := inf.Penalty; {
+	case p == nil:
+		return ""
+	case p.Kind == limiter.PenaltyBlock:
+		return fmt.Sprintf(", a rejection blocks the key for %s s", fnum(p.DurationS))
+	}
+	return ", every over-limit request restarts the window"
 }
 
 func fnum(v float64) string {
@@ -505,14 +667,31 @@ func (inf Inference) Model() (limiter.Config, error) {
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		c.Limit, c.Window = inf.Limit, time.Duration(inf.WindowS*float64(time.Second))
 		c.Align = limiter.AlignWall
-		if inf.Alignment == limiter.AlignFirst {
+		switch {
+		case inf.Alignment == limiter.AlignFirst && inf.Family == limiter.FixedWindow:
 			c.Align = limiter.AlignFirst
+		case inf.Alignment == limiter.AlignStart:
+			// Its phase is relative to the probe's start, which an
+			// inference read back alone does not carry.
+			return c, fmt.Errorf("a start-aligned grid's origin is relative to its probe: infer again from the results stream")
 		}
+		c.CountRejected = inf.CountsRejected != nil && *inf.CountsRejected
 	case limiter.Concurrency:
 		c.MaxInflight = inf.MaxInflight
 	case limiter.None:
 	default:
 		return c, fmt.Errorf("no model for %q", inf.Family)
+	}
+	if inf.Queue == QueueUnbounded {
+		c.QueueUnbounded = true
+	}
+	if p := inf.Penalty; p != nil && c.Algo != limiter.None {
+		switch p.Kind {
+		case limiter.PenaltyRestart:
+			c.Penalty = limiter.PenaltyRestart
+		case limiter.PenaltyBlock:
+			c.Block = time.Duration(p.DurationS * float64(time.Second))
+		}
 	}
 	return c, c.Validate()
 }

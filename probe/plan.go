@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
@@ -103,6 +105,7 @@ type planner struct {
 
 	hintLimit  int
 	hintWindow time.Duration
+	paced      bool // a burst was queued, not rejected (pacer.go)
 }
 
 func (p *planner) note(format string, a ...any) { p.notes = append(p.notes, fmt.Sprintf(format, a...)) }
@@ -129,6 +132,9 @@ func (p *planner) run(ctx context.Context) error {
 		return err
 	}
 	if !limited {
+		if p.paced {
+			return ctx.Err()
+		}
 		// Nothing rejected yet: push the rest of the budget as a sustained
 		// phase. A limit it provokes is traced like a burst's.
 		if limited = p.sustain(ctx); !limited {
@@ -138,6 +144,7 @@ func (p *planner) run(ctx context.Context) error {
 	p.sequential(ctx)
 	defer p.silentWaits(ctx)() // plan_silent.go: reserves its time now, waits at the end
 	p.trace(ctx)
+	p.splitTies(ctx)   // plan_split.go: the experiment that separates tied models
 	p.scopeTrials(ctx) // plan_scope.go
 	return ctx.Err()
 }
@@ -240,6 +247,13 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		}
 		if rejected > 0 {
 			return true, nil
+		}
+		if p.pacing(phase) {
+			// A pacer (pacer.go): a larger burst, or a sustained
+			// phase, would only wait beyond the request timeout.
+			p.paced = true
+			p.note("burst %d was queued, not rejected: a pacer; no larger burst or sustained phase", round+1)
+			return false, nil
 		}
 		size *= burstGrowth
 	}
@@ -360,14 +374,13 @@ func (p *planner) trace(ctx context.Context) {
 		}
 		at := next
 		p.e.Schedule(ctx, 1, func(int) attack.Shot { return attack.Shot{At: at, Phase: phaseTrace} })
-		next += time.Duration(float64(time.Second) / rate)
+		tr := p.col.Phase(phaseTrace)
+		if adm := admittedTimes(tr); len(adm) > 0 {
+			lastAdmit = max(lastAdmit, adm[len(adm)-1])
+		}
+		next += time.Duration(float64(time.Second) / min(rate, p.knockRate(p.e.Now()-lastAdmit)))
 		if i%traceCheckEvery != traceCheckEvery-1 {
 			continue
-		}
-		tr := p.col.Phase(phaseTrace)
-		adm := admittedTimes(tr)
-		if len(adm) > 0 {
-			lastAdmit = max(lastAdmit, adm[len(adm)-1])
 		}
 		// Nearly everything admitted: the refill keeps up with us, so
 		// the trace cannot see it; go faster.
@@ -385,6 +398,50 @@ func (p *planner) trace(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// knockRate is the fastest the trace may knock on a key that has admitted
+// nothing for locked: a limiter that counts denied attempts (HAProxy's
+// http_req_rate, a log of attempts, a window every rejection restarts)
+// stays shut for as long as a client keeps knocking, so knocking must slow
+// down the longer the key stays shut. At most half the capacity the burst
+// saw per time shut: a limiter of any window up to that time then sees at
+// most half its limit in each window, and reopens, while a limiter that
+// does not count rejections still shows its boundaries to within a small
+// share of the time waited. The quiet periods grow with the lock, and the
+// budget is not spent knocking on a locked key.
+func (p *planner) knockRate(locked time.Duration) float64 {
+	if locked <= lockedAfter {
+		return math.Inf(1)
+	}
+	return float64(max(p.capacity(), 1)) / (2 * locked.Seconds())
+}
+
+// lockedAfter: a key that has admitted nothing for longer than this is
+// treated as shut, and knocked on ever more slowly (knockRate).
+const lockedAfter = time.Second
+
+// capacity is the most the probe saw admitted at once: the largest burst's
+// admissions.
+func (p *planner) capacity() int {
+	best := 0
+	for _, name := range burstPhaseNames(p.col.Results()) {
+		best = max(best, countAdmitted(p.col.Phase(name)))
+	}
+	return best
+}
+
+// burstPhaseNames are the burst phases among rs, in order of appearance.
+func burstPhaseNames(rs []*attack.Result) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if strings.HasPrefix(r.Phase, phaseBurst) && !seen[r.Phase] {
+			seen[r.Phase] = true
+			names = append(names, r.Phase)
+		}
+	}
+	return names
 }
 
 // enough decides whether the trace has shown the refill pattern.

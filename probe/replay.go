@@ -82,7 +82,9 @@ func Replay(o *Observation, cfg limiter.Config) (Replayed, error) {
 // windows) depends on absolute time, known only to the arrival
 // uncertainty; the other models only on the time between requests.
 func replayOffsets(cfg limiter.Config, rtt time.Duration) []time.Duration {
-	if cfg.Algo == limiter.FixedWindow || cfg.Algo == limiter.SlidingCounter {
+	if (cfg.Algo == limiter.FixedWindow || cfg.Algo == limiter.SlidingCounter) && cfg.Align != limiter.AlignStart {
+		// (A start grid's phase is a fitted parameter: it takes the
+		// offset's place.)
 		eps := arrivalUncertainty(rtt)
 		return []time.Duration{-eps, 0, eps}
 	}
@@ -123,6 +125,12 @@ func replay(evs []event, cfg limiter.Config, offset, unc time.Duration, bound in
 	if cfg.Algo == limiter.Concurrency {
 		return replayConcurrency(evs, lim, offset, unc, bound, out)
 	}
+	return replayOn(lim, evs, offset, unc, bound, out)
+}
+
+// replayOn is replay on a model built already, left in the state the
+// events put it in (what the plan's tie-splitting simulates onward from).
+func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound int, out []answer) int {
 	mis := 0
 	var prev time.Time
 	for i := range evs {

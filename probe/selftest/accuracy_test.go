@@ -43,6 +43,28 @@ var accuracyMatrix = []string{
 	"builtin:concurrency?max-inflight=1&latency=50ms",
 	"builtin:concurrency?max-inflight=5&latency=20ms",
 	"builtin:concurrency?max-inflight=20&latency=100ms&headers=none",
+	// Variants (issue #13): denied attempts that count, a pacer that
+	// never rejects, a grid anchored at the server's start.
+	"builtin:sliding_counter?limit=30&window=10s&count-rejected=on",
+	"builtin:sliding_counter?limit=10&window=2s&count-rejected=on&headers=none",
+	"builtin:sliding_counter?limit=20&window=4s&count-rejected=on&latency=20ms",
+	"builtin:sliding_log?limit=10&window=2s&count-rejected=on",
+	"builtin:sliding_log?limit=30&window=5s&count-rejected=on&headers=none",
+	"builtin:leaky_shaping?rate=20/s&burst=unbounded",
+	"builtin:leaky_shaping?rate=50/s&burst=unbounded&latency=20ms",
+	"builtin:leaky_shaping?rate=12/s&burst=unbounded&headers=none",
+	"builtin:sliding_counter?limit=24&window=4s&align=start",
+	"builtin:sliding_counter?limit=50&window=5s&align=start&headers=none",
+	"builtin:fixed_window?limit=20&window=3s&align=start&headers=none",
+	"builtin:fixed_window?limit=10&window=2s&align=start&latency=20ms",
+	// Penalties: a window every over-limit request restarts, a key shut
+	// for a fixed time after a rejection. (A block longer than a window
+	// makes every cycle start from a whole quota, which any window family
+	// explains alike: such rows would measure a coin toss.)
+	"builtin:fixed_window?limit=10&window=2s&penalty=restart",
+	"builtin:fixed_window?limit=20&window=3s&penalty=restart&headers=none",
+	"builtin:token_bucket?rate=5/s&burst=10&block=4s",
+	"builtin:token_bucket?rate=20/s&burst=30&block=3s&headers=none",
 }
 
 // TestAccuracyMatrix probes the whole matrix and prints a confusion matrix,
@@ -193,6 +215,11 @@ func budgetBar(o Outcome) string {
 	limit := 20 * time.Second
 	if w := o.Truth.Window; 3*w > limit {
 		limit = 3 * w
+	}
+	if o.Truth.CountRejected || o.Truth.Restarts() || o.Truth.Block > 0 {
+		// Plus the quiet periods a counting limiter forces: at most the
+		// probe's whole budget.
+		limit = probe.DefaultMaxTime
 	}
 	if time.Duration(o.ElapsedS*float64(time.Second)) > limit {
 		return fmt.Sprintf("%s:%.1fs", o.Spec, o.ElapsedS)

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
@@ -65,19 +66,37 @@ func ProbeBuiltin(ctx context.Context, spec string, opt probe.Options) (Outcome,
 }
 
 func describe(c limiter.Config) string {
+	var s string
 	switch c.Algo {
 	case limiter.TokenBucket:
-		return fmt.Sprintf("token_bucket %g/s b=%d", c.Rate, c.Burst)
+		s = fmt.Sprintf("token_bucket %g/s b=%d", c.Rate, c.Burst)
 	case limiter.LeakyShaping:
-		return fmt.Sprintf("leaky_shaping %g/s burst=%d", c.Rate, c.Burst)
+		s = fmt.Sprintf("leaky_shaping %g/s burst=%d", c.Rate, c.Burst)
+		if c.QueueUnbounded {
+			s = fmt.Sprintf("leaky_shaping %g/s queue unbounded", c.Rate)
+		}
 	case limiter.FixedWindow:
-		return fmt.Sprintf("fixed_window %d/%s %s", c.Limit, c.Window, c.Align)
+		s = fmt.Sprintf("fixed_window %d/%s %s", c.Limit, c.Window, c.Align)
 	case limiter.SlidingLog, limiter.SlidingCounter:
-		return fmt.Sprintf("%s %d/%s", c.Algo, c.Limit, c.Window)
+		s = fmt.Sprintf("%s %d/%s", c.Algo, c.Limit, c.Window)
+		if c.Align == limiter.AlignStart {
+			s += " start"
+		}
 	case limiter.Concurrency:
-		return fmt.Sprintf("concurrency %d", c.MaxInflight)
+		s = fmt.Sprintf("concurrency %d", c.MaxInflight)
+	default:
+		s = c.Algo
 	}
-	return c.Algo
+	if c.CountRejected {
+		s += " counting"
+	}
+	if c.Restarts() {
+		s += " restart"
+	}
+	if c.Block > 0 {
+		s += fmt.Sprintf(" block %s", c.Block)
+	}
+	return s
 }
 
 func (o *Outcome) score() {
@@ -94,21 +113,63 @@ func (o *Outcome) score() {
 			o.ParamErrs = append(o.ParamErrs, fmt.Sprintf("%s %g, truth %g", name, got, want))
 		}
 	}
+	flag := func(name string, got, want bool) {
+		if got != want {
+			o.ParamErrs = append(o.ParamErrs, fmt.Sprintf("%s %v, truth %v", name, got, want))
+		}
+	}
+	// A block at least as long as the refill hides it: every cycle starts
+	// from a whole quota, and the window or rate never shows.
+	hidden := func(refill time.Duration) bool { return t.Block > 0 && t.Block >= refill }
+	if t.Block > 0 || t.Restarts() {
+		kind, d := "", 0.0
+		if inf.Penalty != nil {
+			kind, d = inf.Penalty.Kind, inf.Penalty.DurationS
+		}
+		if want := t.PenaltyKind(); kind != want {
+			o.ParamErrs = append(o.ParamErrs, fmt.Sprintf("penalty %q, truth %q", kind, want))
+		} else if t.Block > 0 {
+			rel("block", d, t.Block.Seconds(), 0.1*t.Block.Seconds())
+		}
+	}
 	switch t.Algo {
-	case limiter.TokenBucket, limiter.LeakyShaping:
+	case limiter.LeakyShaping:
 		rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
+		flag("queue unbounded", inf.Queue == probe.QueueUnbounded, t.QueueUnbounded)
+		if !t.QueueUnbounded {
+			rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
+		}
+	case limiter.TokenBucket:
+		if !hidden(time.Duration(float64(t.Burst) / t.Rate * float64(time.Second))) {
+			rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
+		}
 		rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		rel("limit", float64(inf.Limit), float64(t.Limit), 0.1*float64(t.Limit))
-		rel("window", inf.WindowS, t.Window.Seconds(), 0.1*t.Window.Seconds())
+		if !hidden(t.Window) {
+			rel("window", inf.WindowS, t.Window.Seconds(), 0.1*t.Window.Seconds())
+		}
+		// Denied attempts that count show in decisions only for the
+		// sliding families (a fixed window resets at its boundary anyway).
+		if t.Algo != limiter.FixedWindow {
+			flag("counts_rejected", inf.CountsRejected != nil && *inf.CountsRejected, t.CountRejected)
+		}
+		if t.Align == limiter.AlignStart {
+			flag("alignment start", inf.Alignment == limiter.AlignStart, true)
+		}
 	case limiter.Concurrency:
 		rel("max_inflight", float64(inf.MaxInflight), float64(t.MaxInflight), math.Max(1, 0.1*float64(t.MaxInflight)))
 	}
 	o.ParamsOK = len(o.ParamErrs) == 0
 }
 
-// demoTargets are one built-in target per family, small enough that the
-// whole demo takes well under a minute.
+// demoTargets are one built-in target per family, then one per variant (a
+// counter that counts denied attempts, a pacer, a grid anchored at the
+// server's start, a window restarted by every over-limit request), small
+// enough that the whole demo takes two or three minutes. (A key blocked
+// after a rejection for longer than its refill is a first-aligned fixed
+// window in disguise: named, but never with the confidence a demo row
+// needs; the accuracy matrix has it.)
 var demoTargets = [...]string{
 	"builtin:none",
 	"builtin:token_bucket?rate=10/s&burst=20",
@@ -117,6 +178,10 @@ var demoTargets = [...]string{
 	"builtin:sliding_log?limit=20&window=2s",
 	"builtin:sliding_counter?limit=20&window=2s",
 	"builtin:concurrency?max-inflight=5&latency=50ms",
+	"builtin:sliding_counter?limit=10&window=2s&count-rejected=on",
+	"builtin:leaky_shaping?rate=20/s&burst=unbounded",
+	"builtin:sliding_counter?limit=24&window=4s&align=start",
+	"builtin:fixed_window?limit=10&window=2s&penalty=restart",
 }
 
 // DemoTargets are the demo's targets (a new slice each call).

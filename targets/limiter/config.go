@@ -34,6 +34,25 @@ type Config struct {
 	Penalty string
 	// MaxInflight is the concurrency cap.
 	MaxInflight int
+	// CountRejected: a denied attempt consumes quota too (fixed_window,
+	// sliding_log, sliding_counter), as HAProxy's http_req_rate counts a
+	// request when it is tracked, before any deny: a client that keeps
+	// sending above the limit stays blocked until it pauses.
+	CountRejected bool
+	// Block, when positive, shuts a key for this long after any rejection
+	// (any family but none): every request in that time is rejected without
+	// reaching the algorithm (rate-limiter-flexible's blockDuration,
+	// Cloudflare's penalty period).
+	Block time.Duration
+	// QueueUnbounded makes leaky_shaping a pacer that never rejects
+	// (burst=unbounded; uber-go/ratelimit): every request is queued and
+	// released 1/Rate after the one before it, however long the backlog.
+	QueueUnbounded bool
+	// Origin anchors an AlignStart grid: windows open at Origin + k·Window
+	// for every integer k, at a phase that does not follow the client (a
+	// server that anchored its grid when it started; the reference server
+	// sets it when it starts). Zero is the wall grid.
+	Origin time.Time
 }
 
 // Validate reports the first thing wrong with cfg, phrased for a user who
@@ -50,6 +69,9 @@ func (c Config) Validate() error {
 		if c.Burst < 0 {
 			return fmt.Errorf("burst must be ≥ 0, got %d", c.Burst)
 		}
+		if c.QueueUnbounded && c.Algo != LeakyShaping {
+			return fmt.Errorf("burst=unbounded applies to leaky_shaping only (a pacer that never rejects), not %s", c.Algo)
+		}
 		if c.Algo == TokenBucket && c.Burst < 1 {
 			return fmt.Errorf("token_bucket needs a capacity ≥ 1, e.g. burst=20")
 		}
@@ -63,8 +85,11 @@ func (c Config) Validate() error {
 		if c.Window <= 0 {
 			return fmt.Errorf("%s needs a positive window, e.g. window=1m", c.Algo)
 		}
-		if c.Algo == FixedWindow && c.Align != AlignWall && c.Align != AlignFirst {
-			return fmt.Errorf("align must be %q or %q, got %q", AlignWall, AlignFirst, c.Align)
+		if c.Algo == FixedWindow && c.Align != AlignWall && c.Align != AlignFirst && c.Align != AlignStart {
+			return fmt.Errorf("align must be %q, %q or %q, got %q", AlignWall, AlignFirst, AlignStart, c.Align)
+		}
+		if c.Algo == SlidingCounter && c.Align != "" && c.Align != AlignWall && c.Align != AlignStart {
+			return fmt.Errorf("sliding_counter align must be %q or %q, got %q", AlignWall, AlignStart, c.Align)
 		}
 	case Concurrency:
 		if c.MaxInflight < 1 {
@@ -76,6 +101,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("penalty must be %q or %q, got %q", PenaltyNone, PenaltyRestart, c.Penalty)
 	case c.Penalty == PenaltyRestart && c.Algo != FixedWindow:
 		return fmt.Errorf("penalty=%s applies to fixed_window only, not %s", PenaltyRestart, c.Algo)
+	case c.CountRejected && c.Algo != FixedWindow && c.Algo != SlidingLog && c.Algo != SlidingCounter:
+		return fmt.Errorf("count-rejected=on applies to fixed_window, sliding_log and sliding_counter, not %s", c.Algo)
+	case c.Block < 0:
+		return fmt.Errorf("block must be a positive duration, got %s", c.Block)
+	case c.Block > 0 && c.Algo == None:
+		return fmt.Errorf("block=%s needs a limiter that rejects: none never does", c.Block)
 	}
 	return nil
 }
@@ -90,6 +121,10 @@ func (c *Config) Set(name, value string) error {
 	case "rate":
 		c.Rate, err = ParseRate(value)
 	case "burst":
+		if c.QueueUnbounded = value == "unbounded"; c.QueueUnbounded {
+			c.Burst = 0
+			return nil
+		}
 		c.Burst, err = parseCount(name, value)
 	case "delay":
 		c.DelayAfter, err = parseCount(name, value)
@@ -103,6 +138,14 @@ func (c *Config) Set(name, value string) error {
 		c.Align = value
 	case "penalty":
 		c.Penalty = value
+	case "count-rejected":
+		c.CountRejected, err = parseOnOff(name, value)
+	case "block":
+		if d, perr := time.ParseDuration(strings.TrimSpace(value)); perr == nil && d == 0 {
+			c.Block = 0 // block=0s: no block
+			return nil
+		}
+		c.Block, err = parseDuration(name, value)
 	default:
 		return fmt.Errorf("unknown limiter parameter %q", name)
 	}
@@ -110,7 +153,7 @@ func (c *Config) Set(name, value string) error {
 }
 
 // ParamNames are the names Set accepts.
-var paramNames = [...]string{"algo", "rate", "burst", "delay", "limit", "window", "align", "penalty", "max-inflight"}
+var paramNames = [...]string{"algo", "rate", "burst", "delay", "limit", "window", "align", "penalty", "count-rejected", "block", "max-inflight"}
 
 // ParamNames lists the parameters Set accepts (a new slice each call).
 func ParamNames() []string { return append([]string(nil), paramNames[:]...) }
@@ -119,6 +162,9 @@ func ParamNames() []string { return append([]string(nil), paramNames[:]...) }
 const (
 	PenaltyNone    = "none"    // a rejected request changes nothing
 	PenaltyRestart = "restart" // a rejected request restarts the key's window
+	// PenaltyBlock is not a penalty= value but the kind block=DURATION
+	// reports (Config.PenaltyKind).
+	PenaltyBlock = "block"
 )
 
 // Restarts reports whether a rejected request restarts the window.
@@ -128,6 +174,29 @@ func (c Config) Restarts() bool { return c.Algo == FixedWindow && c.Penalty == P
 // usable without more flags.
 func Defaults() Config {
 	return Config{Algo: TokenBucket, Rate: 10, Burst: 20, Limit: 100, Window: time.Minute, Align: AlignWall, MaxInflight: 10}
+}
+
+func parseOnOff(name, v string) (bool, error) {
+	switch strings.TrimSpace(v) {
+	case "on", "true", "1":
+		return true, nil
+	case "off", "false", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s %q: use on or off", name, v)
+}
+
+// PenaltyKind names what a rejection does to later requests, for output:
+// "restart" (the window restarts), "block" (the key is shut for Block),
+// or "" for nothing.
+func (c Config) PenaltyKind() string {
+	switch {
+	case c.Block > 0:
+		return PenaltyBlock
+	case c.Restarts():
+		return PenaltyRestart
+	}
+	return ""
 }
 
 func parseCount(name, v string) (int, error) {

@@ -4,7 +4,9 @@ import "time"
 
 // fixedWindow counts admissions per window and forgets them when the window
 // closes: the cheapest limiter, and the one that admits 2L across a boundary.
-// Rejected requests do not count — unless the penalty is PenaltyRestart: then
+// Rejected requests do not count (with CountRejected they do, which shows
+// only in Remaining: the window resets at its boundary whatever the count)
+// — unless the penalty is PenaltyRestart: then
 // a rejection restarts the key's window (the count stays full), so capacity
 // comes back one whole window after the last over-limit request.
 type fixedWindow struct {
@@ -44,6 +46,11 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 		if !start.Equal(s.start) {
 			s.start, s.count = start, 0
 		}
+	case f.cfg.Align == AlignStart:
+		start := gridStart(now, s.start, f.cfg.Origin, w)
+		if !start.Equal(s.start) {
+			s.start, s.count = start, 0
+		}
 	default: // AlignFirst
 		if s.start.IsZero() || !now.Before(s.start.Add(w)) {
 			s.start, s.count = now, 0
@@ -55,14 +62,40 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 		s.count++
 		d.Allowed = true
 	} else {
+		if f.cfg.CountRejected && s.count < 1<<30 {
+			s.count++ // the attempt is counted; admitted ones were ≤ Limit
+		}
 		if f.cfg.Restarts() {
 			s.start, s.restarted = now, true
 			reset, d.Reset = w, w
 		}
 		d.RetryAfter = reset
 	}
-	d.Remaining = f.cfg.Limit - s.count
+	d.Remaining = max(f.cfg.Limit-s.count, 0)
 	return d
+}
+
+// gridStart is the start of the window holding now on the grid origin +
+// k·w (the wall grid, windowStart's, when origin is the zero time), with
+// windowStart's shortcut when now lies in the window starting at cur or
+// the next.
+func gridStart(now, cur, origin time.Time, w time.Duration) time.Time {
+	if origin.IsZero() {
+		return windowStart(now, cur, w)
+	}
+	if !cur.IsZero() && !now.Before(cur) {
+		if next := cur.Add(w); now.Before(next) {
+			return cur
+		} else if now.Before(next.Add(w)) {
+			return next
+		}
+	}
+	d := now.Sub(origin)
+	k := d / w
+	if d < 0 && d%w != 0 {
+		k--
+	}
+	return origin.Add(k * w)
 }
 
 // windowStart is now.Truncate(w) — the start of the wall-aligned window

@@ -12,6 +12,9 @@ import (
 // for (excess − DelayAfter)/Rate, so queued requests leave exactly 1/Rate
 // apart. After idle, Burst+1 requests are admitted.
 //
+// With QueueUnbounded it is a pacer that never rejects (uber-go/ratelimit):
+// the queue has no end, and the k-th request of a burst waits k/Rate.
+//
 // nginx keeps excess in integer thousandths and time in milliseconds; this
 // model uses exact arithmetic, which the inference treats as within timing
 // uncertainty.
@@ -53,7 +56,7 @@ func (l *leakyShaping) Allow(key string, now time.Time) Decision {
 	// arriving 1/(2r) after an idle key's last one waits only the rest of
 	// that slot.
 	excess := math.Max(0, s.excess-r*elapsed+1)
-	if excess > burst+1e-9 {
+	if excess > burst+1e-9 && !l.cfg.QueueUnbounded {
 		d.RetryAfter = secondsToDuration((excess - burst) / r)
 		d.Remaining = 0
 		d.Reset = secondsToDuration(math.Max(0, excess-1) / r)
@@ -64,7 +67,7 @@ func (l *leakyShaping) Allow(key string, now time.Time) Decision {
 	if over := excess - float64(l.cfg.DelayAfter); over > 1e-9 {
 		d.Delay = secondsToDuration(over / r)
 	}
-	d.Remaining = int(math.Floor(burst - excess + 1e-9))
+	d.Remaining = max(int(math.Floor(burst-excess+1e-9)), 0)
 	d.Reset = secondsToDuration(excess / r)
 	return d
 }

@@ -63,6 +63,7 @@ func Families() []string { return append([]string(nil), families[:]...) }
 const (
 	AlignWall  = "wall"  // windows are epoch multiples of W (Kong, envoy ratelimit)
 	AlignFirst = "first" // a window opens at the key's first request after the last one closed (express-rate-limit)
+	AlignStart = "start" // windows open at Config.Origin + k·W: anchored where the server started
 )
 
 // New builds the limiter that cfg describes. cfg must be valid.
@@ -70,6 +71,14 @@ func New(cfg Config) (Limiter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	lim, err := newAlgo(cfg)
+	if err != nil || cfg.Block <= 0 {
+		return lim, err
+	}
+	return newBlocking(lim, cfg), nil
+}
+
+func newAlgo(cfg Config) (Limiter, error) {
 	switch cfg.Algo {
 	case None:
 		return &none{cfg: cfg}, nil

@@ -11,7 +11,10 @@ import (
 //	current + previous × (1 − elapsed/W)
 //
 // (Cloudflare; HAProxy's http_req_rate). A request is admitted when the
-// estimate plus itself stays within L. Rejected requests do not count.
+// estimate plus itself stays within L. Rejected requests do not count unless
+// CountRejected (HAProxy counts every tracked request, denied ones too).
+// The grid is wall-clock (epoch multiples of W) or, with AlignStart,
+// anchored at Config.Origin.
 type slidingCounter struct {
 	cfg  Config
 	keys map[string]*scState
@@ -26,7 +29,17 @@ func newSlidingCounter(cfg Config) *slidingCounter {
 	return &slidingCounter{cfg: cfg, keys: map[string]*scState{}}
 }
 
-func (c *slidingCounter) Config() Config            { return c.cfg }
+func (c *slidingCounter) Config() Config { return c.cfg }
+
+// origin is the grid's anchor: the zero time (the wall grid) unless
+// AlignStart.
+func (c *slidingCounter) origin() time.Time {
+	if c.cfg.Align == AlignStart {
+		return c.cfg.Origin
+	}
+	return time.Time{}
+}
+
 func (c *slidingCounter) Release(string, time.Time) {}
 
 // Estimate returns the weighted count the limiter sees for key at now,
@@ -41,10 +54,10 @@ func (c *slidingCounter) roll(key string, now time.Time) *scState {
 	w := c.cfg.Window
 	s := c.keys[key]
 	if s == nil {
-		s = &scState{start: now.Truncate(w)}
+		s = &scState{start: gridStart(now, time.Time{}, c.origin(), w)}
 		c.keys[key] = s
 	}
-	start := windowStart(now, s.start, w)
+	start := gridStart(now, s.start, c.origin(), w)
 	switch {
 	case start.Equal(s.start):
 	case start.Equal(s.start.Add(w)):
@@ -65,6 +78,10 @@ func (c *slidingCounter) Allow(key string, now time.Time) Decision {
 		est++
 		d.Allowed = true
 	} else {
+		if c.cfg.CountRejected && s.curr < 1<<30 {
+			s.curr++ // counted before the deny; a silent client waits it out too
+			est++
+		}
 		d.RetryAfter = c.retryAfter(s, now)
 	}
 	d.Remaining = int(math.Floor(L - est))

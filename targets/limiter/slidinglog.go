@@ -5,7 +5,10 @@ import "time"
 // slidingLog keeps the instants of the last L admissions per key and admits a
 // request when fewer than L of them lie in the trailing window: exactly "L in
 // any W". A request exactly W after an admission no longer sees it. Rejected
-// requests are not logged (as Caddy's rate_limit).
+// requests are not logged (as Caddy's rate_limit) — unless CountRejected:
+// then every attempt is logged and a request passes when fewer than L
+// attempts lie in the window, so a client that keeps knocking faster than
+// L per W is never admitted again.
 type slidingLog struct {
 	cfg  Config
 	keys map[string]*slState
@@ -26,6 +29,9 @@ func (l *slidingLog) Config() Config            { return l.cfg }
 func (l *slidingLog) Release(string, time.Time) {}
 
 func (l *slidingLog) Allow(key string, now time.Time) Decision {
+	if l.cfg.CountRejected {
+		return l.allowCounting(key, now)
+	}
 	s := l.keys[key]
 	if s == nil {
 		s = &slState{ring: make([]time.Time, l.cfg.Limit)}
@@ -47,5 +53,35 @@ func (l *slidingLog) Allow(key string, now time.Time) Decision {
 	d.Remaining = l.cfg.Limit - s.n
 	newest := s.ring[(s.head+s.n-1)%len(s.ring)]
 	d.Reset = newest.Add(l.cfg.Window).Sub(now)
+	return d
+}
+
+// allowCounting logs every attempt, admitted or not (the ring grows past L
+// while a client knocks; attempts older than W are dropped).
+func (l *slidingLog) allowCounting(key string, now time.Time) Decision {
+	s := l.keys[key]
+	if s == nil {
+		s = &slState{}
+		l.keys[key] = s
+	}
+	for s.n > 0 && !s.ring[s.head].Add(l.cfg.Window).After(now) {
+		s.head++
+		s.n--
+	}
+	if s.head > len(s.ring)/2 { // compact: the live attempts to the front
+		s.ring = append(s.ring[:0], s.ring[s.head:s.head+s.n]...)
+		s.head = 0
+	}
+	L := l.cfg.Limit
+	d := Decision{Limit: L, Allowed: s.n < L}
+	s.ring = append(s.ring[:s.head+s.n], now)
+	s.n++
+	if !d.Allowed {
+		// A silent client passes once only L−1 attempts remain in the
+		// window: when the (n−L+1)-th oldest has left it.
+		d.RetryAfter = s.ring[s.head+s.n-L].Add(l.cfg.Window).Sub(now)
+	}
+	d.Remaining = max(L-s.n, 0)
+	d.Reset = now.Add(l.cfg.Window).Sub(now)
 	return d
 }

@@ -31,6 +31,11 @@ type Handler struct {
 
 // NewHandler validates opt and builds the handler.
 func NewHandler(opt Options) (*Handler, error) {
+	if c := &opt.Limiter; c.Align == limiter.AlignStart && c.Origin.IsZero() {
+		// The grid is anchored where this server started: a phase the
+		// client cannot know, and that does not follow its requests.
+		c.Origin = time.Now()
+	}
 	lim, err := limiter.New(opt.Limiter)
 	if err != nil {
 		return nil, err
@@ -111,8 +116,8 @@ func retryAfterSeconds(d time.Duration) int {
 }
 
 func (h *Handler) writeQuotaHeaders(hd http.Header, d limiter.Decision, now time.Time) {
-	if h.opt.Limiter.Algo == limiter.None || h.opt.Headers == HeadersNone {
-		return
+	if h.opt.Limiter.Algo == limiter.None || h.opt.Limiter.QueueUnbounded || h.opt.Headers == HeadersNone {
+		return // a pacer that never rejects has no quota to advertise
 	}
 	resetS := int(math.Ceil(d.Reset.Seconds()))
 	if h.opt.Headers == HeadersXRateLimit || h.opt.Headers == HeadersBoth {

@@ -1,0 +1,113 @@
+package probe
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// Penalties: a key shut for a fixed time after a rejection (block=D), or a
+// fixed window every over-limit request restarts (penalty=restart). Like a
+// start grid they are searched only when no plain model explains the run,
+// on the plain fits' own parameters: what a penalty changes is when
+// capacity comes back, not how much there is.
+
+// blockSteps are the relative steps below each observed lockout a block's
+// length is tried at: the key reopens at the first request after it ends.
+var blockSteps = []float64{0, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2}
+
+// minBlock: a shorter lockout is a refill's ordinary wait, not a penalty.
+const minBlock = 200 * time.Millisecond
+
+// commonBlocks are penalty periods people configure.
+var commonBlocks = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second, 10 * time.Second,
+	15 * time.Second, 30 * time.Second, time.Minute}
+
+// fitPenalties returns a family's best candidates with a penalty, seeded by
+// its best plain ones.
+func fitPenalties(evs []event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
+	if len(plain) == 0 {
+		return nil
+	}
+	seeds := []Candidate{plain[0]}
+	if s := seedsOf(plain); plain[0].Config.Window > 0 {
+		// The plain fit's window and limit bent to explain lockouts they
+		// cannot: try the burst's capacity on the usual windows too.
+		seeds = s
+		for _, l := range h.capacities {
+			for _, w := range commonWindows {
+				c := s[0].Config
+				c.Limit, c.Window = l, w
+				seeds = append(seeds, Candidate{Config: c})
+			}
+		}
+	}
+	var cfgs []limiter.Config
+	for _, d := range blockCandidates(evs) {
+		for _, s := range seeds {
+			c := s.Config
+			c.Block = d
+			cfgs = append(cfgs, c)
+		}
+	}
+	for _, s := range seeds {
+		if s.Config.Algo == limiter.FixedWindow {
+			for _, align := range []string{limiter.AlignWall, limiter.AlignFirst} {
+				c := s.Config
+				c.Penalty, c.Align = limiter.PenaltyRestart, align
+				cfgs = append(cfgs, c)
+			}
+		}
+	}
+	best := fitFamily(evs, cfgs, rtt)
+	if len(best) > 0 && best[0].Config.Block > 0 {
+		best = widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Block.Seconds() },
+			func(c limiter.Config, f float64) limiter.Config {
+				c.Block = time.Duration(float64(c.Block) * f)
+				return c
+			})
+	}
+	return best
+}
+
+// blockCandidates are block lengths the run suggests: just under each of
+// its longest lockouts (from a rejection run's first rejection to the
+// admission that ended it), and the common periods up to the longest.
+func blockCandidates(evs []event) []time.Duration {
+	var locks []time.Duration
+	first := -1
+	for i := range evs {
+		switch {
+		case !evs[i].admitted && first < 0:
+			first = i
+		case evs[i].admitted && first >= 0:
+			locks = append(locks, evs[i].at.Sub(evs[first].at))
+			first = -1
+		}
+	}
+	sort.Slice(locks, func(i, j int) bool { return locks[i] > locks[j] })
+	// One lockout is any behaviour that changed once (a target that stopped
+	// limiting): a block is a penalty only when it came back.
+	if len(locks) < 2 || locks[1] < minBlock {
+		return nil
+	}
+	const most = 3
+	var out []time.Duration
+	for _, l := range locks[:min(len(locks), most)] {
+		for _, s := range blockSteps {
+			if d := time.Duration(float64(l) * (1 - s)).Round(time.Millisecond); d > 0 && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	if len(locks) > 0 {
+		for _, d := range commonBlocks {
+			if d <= locks[0]+locks[0]/10 && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package probe
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// Grids anchored where the server started (align=start): windows open at
+// phase + k·W, a phase that follows neither the wall clock nor the client.
+// It is one more free parameter, so it is searched only when the wall- and
+// first-aligned models leave decisions unexplained, and only around what
+// they found: their limits and windows, and phases that put a boundary
+// just before an admission that followed a rejection.
+
+// startSpread is how far (relatively) a window may be from the best plain
+// fit's and still be tried on a start grid.
+// startSpread is how far (relatively) a common window may be from the
+// plain fits' windows and still be tried on a start grid.
+const startSpread = 0.25
+
+// startPhases is the coarse phase grid per window, refined startRefine
+// times finer around the best startSeeds coarse phases (widen then takes
+// the phase to its interval); startWindowStep/Steps the grid of windows
+// around each L/r.
+const (
+	startPhases      = 20
+	startRefine      = 10
+	startSeeds       = 4
+	startWindowStep  = 0.01
+	startWindowSteps = 6
+)
+
+// fitStartAligned returns the best start-aligned candidates of family
+// (fixed_window or sliding_counter), seeded by plain, that family's and its
+// neighbours' best plain candidates.
+func fitStartAligned(evs []event, h hypotheses, family string, plain []Candidate, rtt time.Duration) []Candidate {
+	var limits []int
+	var near []time.Duration
+	for _, c := range plain {
+		for d := -1; d <= 1; d++ {
+			if l := c.Config.Limit + d; l >= 1 && !slices.Contains(limits, l) {
+				limits = append(limits, l)
+			}
+		}
+		if c.Config.Window > 0 && !slices.Contains(near, c.Config.Window) {
+			near = append(near, c.Config.Window)
+		}
+	}
+	windows := near
+	for _, w := range commonWindows {
+		for _, n := range near {
+			if math.Abs(w.Seconds()-n.Seconds()) <= startSpread*n.Seconds() {
+				windows = append(windows, w)
+				break
+			}
+		}
+	}
+	type pair struct {
+		l int
+		w time.Duration
+	}
+	var pairs []pair
+	for _, l := range limits {
+		for _, w := range windows {
+			pairs = append(pairs, pair{l, w})
+		}
+		// Knocked on without pause, a sliding counter on any grid admits
+		// about L per W, evenly: the trace's rate names W = L/r.
+		for _, r := range traceRate(h) {
+			for k := -startWindowSteps; k <= startWindowSteps; k++ {
+				w := time.Duration(float64(l) / r * (1 + float64(k)*startWindowStep) * float64(time.Second)).Round(windowResolution)
+				pairs = append(pairs, pair{l, w})
+			}
+		}
+	}
+	// Origins just before the run: a window's length then moves the
+	// boundaries inside the run by little, so the two are fitted apart.
+	ref := evs[0].at.Add(-time.Minute)
+	var cfgs []limiter.Config
+	for _, p := range pairs {
+		if p.w <= 0 {
+			continue
+		}
+		for k := range startPhases {
+			ph := (p.w * time.Duration(k) / startPhases).Round(windowResolution)
+			cfgs = append(cfgs, limiter.Config{Algo: family, Limit: p.l, Window: p.w, Align: limiter.AlignStart, Origin: ref.Add(ph)})
+		}
+	}
+	best := fitFamily(evs, cfgs, rtt)
+	// Finer phases around the best coarse ones: a boundary is located to
+	// the trace's resolution, far below a twentieth of a window.
+	var fine []limiter.Config
+	for i, c := range best {
+		if i == startSeeds {
+			break
+		}
+		step := c.Config.Window / (startPhases * startRefine)
+		for k := -startRefine; k <= startRefine; k++ {
+			f := c.Config
+			f.Origin = f.Origin.Add(time.Duration(k) * step)
+			fine = append(fine, f)
+		}
+	}
+	if f := fitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
+		best = f
+	}
+	best = widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Origin.Sub(ref).Seconds() }, withPhase)
+	return widen(evs, best, rtt, windowOf, withWindow)
+}
+
+// traceRate is the first rate estimate the hypotheses were built around
+// (the middle of its fine grid), if any.
+func traceRate(h hypotheses) []float64 {
+	if len(h.rates) <= rateFineSteps {
+		return nil
+	}
+	return []float64{h.rates[rateFineSteps]}
+}
+
+// withPhase moves a start grid's origin by (f − 1) of its window (widen's
+// relative step becomes a step of 0.1% of the window).
+func withPhase(c limiter.Config, f float64) limiter.Config {
+	c.Origin = c.Origin.Add(time.Duration((f - 1) * float64(c.Window)))
+	return c
+}
+
+// phaseOf is where the tied start grids put their boundaries: seconds after
+// the probe's start to the first boundary (then every W), the middle of
+// their range.
+func (o *Observation) phaseOf(cs []Candidate) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range cs {
+		if c.Config.Align != limiter.AlignStart || c.Config.Window <= 0 {
+			continue
+		}
+		w := c.Config.Window
+		p := c.Config.Origin.Add(c.Offset).Sub(o.Start) % w
+		if p < 0 {
+			p += w
+		}
+		lo, hi = math.Min(lo, p.Seconds()), math.Max(hi, p.Seconds())
+	}
+	if lo > hi {
+		return 0
+	}
+	return math.Round((lo+hi)/2*1000) / 1000
+}

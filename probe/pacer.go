@@ -1,0 +1,119 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// A pacer never rejects: it queues every request and lets them go 1/r
+// apart, so a burst comes back as a staircase whose last step is n/r after
+// the first (uber-go/ratelimit, leaky_shaping?burst=unbounded). heldBack
+// (earned.go) has told that from a flood's load already; here the queue's
+// rate is fitted to the delays, which are the only evidence.
+
+// inferPacer fits an unbounded leaky bucket to a run that rejected nothing
+// but held requests back, and compares it with no limiter at all.
+func (o *Observation) inferPacer(evs []event, inf Inference) Inference {
+	for i := range evs {
+		// Queueing is established (heldBack): every delay is evidence.
+		evs[i].judgeDelay = true
+	}
+	var cfgs []limiter.Config
+	for _, est := range o.departureRates() {
+		for k := -rateFineSteps; k <= rateFineSteps; k++ {
+			cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * (1 + float64(k)*rateFineStep), QueueUnbounded: true})
+		}
+		for k := -rateCoarseSteps; k <= rateCoarseSteps; k++ {
+			cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * math.Pow(2, float64(k)/rateCoarseSteps), QueueUnbounded: true})
+		}
+	}
+	held, n, most := o.heldBack()
+	noneMis := replay(evs, limiter.Config{Algo: limiter.None}, 0, decisionUncertainty(o.RTT), math.MaxInt32, nil)
+	best := widen(evs, fitFamily(evs, cfgs, o.RTT), o.RTT, rateOf, withRate)
+	if len(best) == 0 || float64(best[0].Mismatches) > 0.1*float64(len(evs)) {
+		inf.Family = Inconclusive
+		inf.Reason = fmt.Sprintf("nothing was rejected, but %d of %d burst requests were held back beyond the service time, up to %.0f ms, and no pacer's rate explains the delays", held, n, float64(most)/1e6)
+		inf.Evidence = o.facts(inf)
+		return inf
+	}
+	m := best[0].Mismatches
+	inf.Family = limiter.LeakyShaping
+	inf.Explained = len(evs) - m
+	inf.setParams(best)
+	inf.Alternatives = []Alternative{{Family: limiter.None, Explained: len(evs) - noneMis}}
+	inf.Confidence = (1 - float64(m+1)/float64(noneMis+1)) * math.Max(0, 1-10*float64(m)/float64(len(evs)))
+	inf.Confidence = math.Round(inf.Confidence*100) / 100
+	inf.Evidence = o.facts(inf)
+	inf.Evidence = append(inf.Evidence, o.pacerFact(inf, held, most))
+	return inf
+}
+
+// departureRates estimates a queue's rate from each burst's answers: its
+// admissions leave 1/r apart, at send + latency − service time.
+func (o *Observation) departureRates() []float64 {
+	service := o.serviceTime()
+	var out []float64
+	for _, b := range o.burstPhases() {
+		var dep []time.Duration
+		for _, r := range o.phase(b) {
+			if r.Error == "" && r.Admitted() {
+				dep = append(dep, r.Sent+r.Latency()-service)
+			}
+		}
+		sort.Slice(dep, func(i, j int) bool { return dep[i] < dep[j] })
+		if len(dep) >= 3 {
+			if span := (dep[len(dep)-1] - dep[0]).Seconds(); span > 0 {
+				out = append(out, float64(len(dep)-1)/span)
+			}
+		}
+	}
+	return out
+}
+
+// pacerFact is the evidence a client can act on: the spacing, and how long
+// the largest burst waited.
+func (o *Observation) pacerFact(inf Inference, held int, most time.Duration) string {
+	largest := 0
+	for _, b := range o.burstPhases() {
+		largest = max(largest, len(o.phase(b)))
+	}
+	s := fmt.Sprintf("never rejects: requests are spaced %.0f ms apart; a burst of %d waits up to %.1f s (%d held back)",
+		1000/inf.RatePerS, largest, most.Seconds(), held)
+	if t := timeoutsIn(o); t > 0 {
+		s += fmt.Sprintf("; %d waited beyond the request timeout", t)
+	}
+	return s
+}
+
+func timeoutsIn(o *Observation) int {
+	n := 0
+	for _, b := range o.burstPhases() {
+		n += timeouts(o.phase(b))
+	}
+	return n
+}
+
+// pacing reports whether the burst in phase was held in a pacer's queue:
+// nothing rejected, and its admissions answered in a staircase.
+func (p *planner) pacing(phase string) bool {
+	var rs []attack.Result
+	for _, r := range p.col.Phase(phase) {
+		if r.Rejected() {
+			return false
+		}
+		rs = append(rs, *r)
+	}
+	service := time.Duration(-1)
+	for _, r := range p.col.Results() {
+		if r.Error == "" && r.Admitted() && (service < 0 || r.Latency() < service) {
+			service = r.Latency()
+		}
+	}
+	held, _, _ := pacedBurst(rs, max(service, 0))
+	return held > 0
+}

@@ -1,0 +1,240 @@
+package probe
+
+import (
+	"context"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// Splitting ties: when several models explain the run so far equally well
+// (a counting sliding counter and a fixed window of an odd length, a grid
+// anchored at an unknown phase and one on the wall clock), more of the
+// same experiment rarely separates them. The plan simulates each tied
+// model on a few proposed schedules — the replay runs a model over
+// hypothetical requests as well as observed ones — and sends the one on
+// which they disagree most for the time it costs, within the budget.
+const (
+	phaseSplit = "split"
+	// splitRounds bounds the experiments: each is chosen from a fresh fit.
+	splitRounds = 3
+	// splitMinDisagreement: a schedule on which the models differ on fewer
+	// requests than this tells nothing a loaded machine's noise could not.
+	splitMinDisagreement = 2
+	// splitMaxModels bounds the simulations per round.
+	splitMaxModels = 8
+	// splitVolleyGap spaces a volley's requests, so the server sees them in
+	// the order the simulation does.
+	splitVolleyGap = 3 * time.Millisecond
+	splitSingleGap = 200 * time.Millisecond
+	splitSingles   = 10
+	splitLead      = 50 * time.Millisecond
+)
+
+// splitSilences are the quiet periods a proposed schedule starts with.
+var splitSilences = []time.Duration{0, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
+
+// splitTies runs up to splitRounds deciding experiments.
+func (p *planner) splitTies(ctx context.Context) {
+	for round := 0; round < splitRounds && ctx.Err() == nil; round++ {
+		p.e.Wait()
+		obs := p.snapshot()
+		models := tiedModels(obs)
+		if len(models) < 2 {
+			return
+		}
+		sched, score := p.bestSplit(obs, models)
+		if score < splitMinDisagreement {
+			if round == 0 {
+				p.note("%d models explain the run equally well, and no schedule within the budget separates them", len(models))
+			}
+			return
+		}
+		begin := p.e.Now()
+		p.e.Schedule(ctx, len(sched), func(i int) attack.Shot {
+			return attack.Shot{At: begin + sched[i], Phase: phaseSplit}
+		})
+	}
+	p.e.Wait()
+}
+
+// snapshot is the observation so far, as runPlan builds it at the end.
+func (p *planner) snapshot() *Observation {
+	obs := &Observation{Start: p.e.Start()}
+	for _, r := range p.col.Results() {
+		obs.Results = append(obs.Results, *r)
+	}
+	obs.Results = sortedResults(obs.Results)
+	obs.RTT = MinRTT(obs.Results)
+	return obs
+}
+
+// bestSplit proposes schedules (offsets from now) — a silence, then a
+// volley of a little more than the capacity, or single requests — and
+// returns the one with the most disagreement per second among the models.
+func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Duration, int) {
+	capacity := max(p.capacity(), 1)
+	volley := min(capacity+2, 60)
+	var best []time.Duration
+	bestScore, bestRate := 0, 0.0
+	now := p.e.Now() + splitLead
+	// A probe costs at most max(20 s, 3 W) of the largest window in
+	// contention, plus the quiet periods a counting limiter forces.
+	// Only when every model in contention needs them: a plain limiter's
+	// probe does not pay for the quiet periods of a counting twin.
+	bar, counting := 20*time.Second, true
+	for _, m := range models {
+		bar = max(bar, 3*m.Config.Window)
+		counting = counting && (m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts())
+	}
+	if counting {
+		bar = p.deadline
+	}
+	for _, silence := range splitSilences {
+		for _, kind := range []int{0, 1} {
+			var sched []time.Duration
+			switch kind {
+			case 0:
+				for i := range volley {
+					sched = append(sched, splitLead+silence+time.Duration(i)*splitVolleyGap)
+				}
+			default:
+				for i := range splitSingles {
+					sched = append(sched, splitLead+silence+time.Duration(i)*splitSingleGap)
+				}
+			}
+			end := p.e.Now() + sched[len(sched)-1]
+			if end > p.deadline || end > bar-answerGrace || len(sched) > p.left()-traceMinReserve {
+				continue
+			}
+			score := disagreement(obs, models, now-splitLead, sched)
+			rate := float64(score) / (sched[len(sched)-1] + 500*time.Millisecond).Seconds()
+			if score >= splitMinDisagreement && rate > bestRate {
+				best, bestScore, bestRate = sched, score, rate
+			}
+		}
+	}
+	return best, bestScore
+}
+
+// disagreement counts the proposed requests on which the models do not
+// all decide alike, each model replayed over the run so far first.
+func disagreement(obs *Observation, models []Candidate, from time.Duration, sched []time.Duration) int {
+	evs := obs.events()
+	unc := decisionUncertainty(obs.RTT)
+	key := ""
+	if len(evs) > 0 {
+		key = evs[len(evs)-1].key
+	}
+	decisions := make([][]bool, 0, len(models))
+	for _, m := range models {
+		lim, err := limiter.New(m.Config)
+		if err != nil {
+			continue
+		}
+		replayOn(lim, evs, m.Offset, unc, len(evs)+1, nil)
+		ds := make([]bool, len(sched))
+		for i, at := range sched {
+			t := obs.Start.Add(from + at + obs.RTT/2).Add(m.Offset)
+			ds[i] = lim.Allow(key, t).Allowed
+		}
+		decisions = append(decisions, ds)
+	}
+	n := 0
+	for i := range sched {
+		for _, ds := range decisions[1:] {
+			if ds[i] != decisions[0][i] {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// tiedModels are the models that explain the run within noise of the best:
+// the best of every family that ties, and within a family its distinct
+// variants and the extremes of its window or rate.
+func tiedModels(o *Observation) []Candidate {
+	evs := o.events()
+	if len(evs) == 0 || rejectedEvents(evs) == 0 {
+		return nil
+	}
+	fits := fitAll(evs, o.hypotheses(), o.RTT)
+	best := len(evs) + 1
+	for _, f := range fits {
+		best = min(best, f.mismatches())
+	}
+	slack := equivalenceSlack(len(evs))
+	var out []Candidate
+	for _, f := range fits {
+		if f.family == limiter.None || f.family == limiter.Concurrency || f.mismatches() > best+slack {
+			continue
+		}
+		seen := map[string]bool{}
+		lo, hi := f.best[0], f.best[0]
+		for _, c := range f.best {
+			k := variantKey(c.Config)
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, c)
+			}
+			if sizeOf(c.Config) < sizeOf(lo.Config) {
+				lo = c
+			}
+			if sizeOf(c.Config) > sizeOf(hi.Config) {
+				hi = c
+			}
+		}
+		out = append(out, lo, hi)
+	}
+	if best > slack {
+		// Nothing explains the run: a grid anchored at an unknown phase
+		// may, on evidence the plan has not gathered yet. Its best try
+		// joins the contest even if it is not better yet (fit_start.go).
+		h := o.hypotheses()
+		var seeds []Candidate
+		for _, f := range fits {
+			if f.family == limiter.FixedWindow || f.family == limiter.SlidingCounter || f.family == limiter.SlidingLog {
+				seeds = append(seeds, seedsOf(f.best)...)
+			}
+		}
+		for _, fam := range []string{limiter.SlidingCounter, limiter.FixedWindow} {
+			if start := fitStartAligned(evs, h, fam, seeds, o.RTT); len(start) > 0 && start[0].Mismatches <= best+slack+splitStartSlack {
+				out = append([]Candidate{start[0]}, out...)
+			}
+		}
+	}
+	if len(out) > splitMaxModels {
+		out = out[:splitMaxModels]
+	}
+	return out
+}
+
+// splitStartSlack: a start-aligned model this many mismatches behind the
+// best still takes part in the deciding experiments.
+const splitStartSlack = 3
+
+// variantKey names a candidate's variant (alignment, counting, penalty).
+func variantKey(c limiter.Config) string {
+	k := c.Algo + "/" + c.Align
+	if c.CountRejected {
+		k += "/counting"
+	}
+	if c.Block > 0 {
+		k += "/block"
+	}
+	if c.QueueUnbounded {
+		k += "/unbounded"
+	}
+	return k
+}
+
+// sizeOf is the parameter a tied family spans most: its window or its rate.
+func sizeOf(c limiter.Config) float64 {
+	if c.Window > 0 {
+		return c.Window.Seconds()
+	}
+	return c.Rate
+}

@@ -1,0 +1,49 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A sliding counter that counts denied attempts stays shut while the probe
+// knocks; the trace slows its knocking the longer the key stays shut, so
+// the counter decays, reopens, and the fit names the variant with its
+// numbers. Before the trace slowed down it knocked the whole budget away
+// and named a fixed window of several times the true length.
+func TestProbeNamesACountingSlidingCounter(t *testing.T) {
+	res := probeBuiltin(t, "builtin:sliding_counter?limit=10&window=2s&count-rejected=on", Options{MaxTime: 30 * time.Second})
+	inf := res.Inference
+	if inf.Family != "sliding_counter" || inf.CountsRejected == nil || !*inf.CountsRejected {
+		t.Fatalf("inferred %s (counts_rejected %v); evidence %q", inf.Summary(), inf.CountsRejected, inf.Evidence)
+	}
+	if inf.Limit < 9 || inf.Limit > 11 || inf.WindowS < 1.8 || inf.WindowS > 2.2 {
+		t.Fatalf("parameters off: %s", inf.Summary())
+	}
+	if !strings.Contains(strings.Join(inf.Evidence, "\n"), "every denied attempt counts") {
+		t.Fatalf("no evidence of the counting: %q", inf.Evidence)
+	}
+	// A plain sliding counter is not called counting.
+	plain := probeBuiltin(t, "builtin:sliding_counter?limit=10&window=2s", Options{MaxTime: 30 * time.Second}).Inference
+	if plain.Family != "sliding_counter" || plain.CountsRejected == nil || *plain.CountsRejected {
+		t.Fatalf("plain counter inferred %s (counts_rejected %v)", plain.Summary(), plain.CountsRejected)
+	}
+}
+
+// A pacer that never rejects is named leaky_shaping with an unbounded
+// queue and its rate, never none; before, the held-back burst made the
+// probe inconclusive.
+func TestProbeNamesAPacer(t *testing.T) {
+	res := probeBuiltin(t, "builtin:leaky_shaping?rate=40/s&burst=unbounded", Options{MaxTime: 20 * time.Second})
+	inf := res.Inference
+	if inf.Family != "leaky_shaping" || inf.Queue != QueueUnbounded || inf.RatePerS < 36 || inf.RatePerS > 44 {
+		t.Fatalf("inferred %s (queue %q): %s; evidence %q", inf.Summary(), inf.Queue, inf.Reason, inf.Evidence)
+	}
+	if !strings.Contains(strings.Join(inf.Evidence, "\n"), "never rejects: requests are spaced 25 ms apart") {
+		t.Fatalf("evidence %q", inf.Evidence)
+	}
+	// It took one burst: no larger one, no sustained phase to wait out.
+	if res.Elapsed > 10*time.Second {
+		t.Fatalf("a pacer's probe took %s", res.Elapsed)
+	}
+}
