@@ -144,7 +144,11 @@ func (p *planner) run(ctx context.Context) error {
 	p.sequential(ctx)
 	defer p.silentWaits(ctx)() // plan_silent.go: reserves its time now, waits at the end
 	p.trace(ctx)
-	p.splitTies(ctx)   // plan_split.go: the experiment that separates tied models
+	// The deciding experiments may take what is left but the scope trials'
+	// share: they come after and must not meet the engine's hard stop.
+	p.deadline -= scopeTimeReserve
+	p.splitTies(ctx) // plan_split.go: the experiment that separates tied models
+	p.deadline += scopeTimeReserve
 	p.scopeTrials(ctx) // plan_scope.go
 	return ctx.Err()
 }

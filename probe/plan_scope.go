@@ -20,9 +20,10 @@ const (
 	scopeExhaustMax  = 250
 	scopeExhaustTime = time.Second
 	scopeRounds      = 2
-	// scopeReserve requests are what the trials need after the trace:
-	// six identities, two rounds, a trial and a reference each.
-	scopeReserve = 6 * scopeRounds * (scopeTrialShots + 2)
+	// scopeTimeReserve is the time the deciding experiments leave the
+	// trials: on loopback they take tens of milliseconds, but a remote
+	// target's round trips and a re-exhaustion per round add up.
+	scopeTimeReserve = 3 * time.Second
 )
 
 // scopeIdentity is one trial: the shot it sends (fresh values per shot for
@@ -105,6 +106,10 @@ func (p *planner) scopeTrials(ctx context.Context) {
 			}
 			if p.left() < scopeTrialShots+2 {
 				p.note("scope trials cut short: the request budget is spent")
+				return
+			}
+			if p.e.Now() > p.deadline {
+				p.note("scope trials cut short: the probe's time is spent")
 				return
 			}
 			if why := p.exhaustOwn(ctx); why != "" {
