@@ -143,12 +143,14 @@ func (p *planner) run(ctx context.Context) error {
 	}
 	p.sequential(ctx)
 	defer p.silentWaits(ctx)() // plan_silent.go: reserves its time now, waits at the end
+	// The trace and the deciding experiments may take what is left but the
+	// scope trials' share: the trials come after, and stop where the silent
+	// waits' reserved time begins.
+	scopeShare := p.scopeTime()
+	p.deadline -= scopeShare
 	p.trace(ctx)
-	// The deciding experiments may take what is left but the scope trials'
-	// share: they come after and must not meet the engine's hard stop.
-	p.deadline -= scopeTimeReserve
 	p.splitTies(ctx) // plan_split.go: the experiment that separates tied models
-	p.deadline += scopeTimeReserve
+	p.deadline += scopeShare
 	p.scopeTrials(ctx) // plan_scope.go
 	return ctx.Err()
 }

@@ -20,10 +20,15 @@ const (
 	scopeExhaustMax  = 250
 	scopeExhaustTime = time.Second
 	scopeRounds      = 2
-	// scopeTimeReserve is the time the deciding experiments leave the
-	// trials: on loopback they take tens of milliseconds, but a remote
-	// target's round trips and a re-exhaustion per round add up.
-	scopeTimeReserve = 3 * time.Second
+	// scopeTrialTrips is about how many sequential round trips the trials
+	// take (six identities, two rounds, a trial, a reference and a short
+	// re-exhaustion each); the time held back for them is that many of the
+	// calibration's round trips, within scopeTimeMin and scopeTimeMax (on
+	// loopback they take tens of milliseconds, but a loaded machine's
+	// scheduler adds its slices).
+	scopeTrialTrips = 150
+	scopeTimeMin    = 500 * time.Millisecond
+	scopeTimeMax    = 3 * time.Second
 )
 
 // scopeIdentity is one trial: the shot it sends (fresh values per shot for
@@ -58,6 +63,12 @@ func scopeSources(u *url.URL, srcs []netip.Addr) (own []netip.Addr, second netip
 		a = a.Next()
 	}
 	return own, a, ""
+}
+
+// scopeTime is the time the trace and the deciding experiments leave the
+// scope trials.
+func (p *planner) scopeTime() time.Duration {
+	return min(max(scopeTrialTrips*p.calibrationRTT(), scopeTimeMin), scopeTimeMax)
 }
 
 // scopeTrials runs the scope phase.

@@ -33,8 +33,7 @@ func startHAProxy(cfg string) func(ctx context.Context) (string, func() error, e
 func haproxyReqRate() Entry {
 	return Entry{
 		Name: "haproxy http_req_rate", Source: "haproxy (Debian package)",
-		Truth: Truth{Family: "sliding_counter", Limit: 20, Window: 4 * time.Second, Align: "first", CountsRejected: true,
-			Outside: "denied attempts count; a grid anchored at the key's first request"},
+		Truth:   Truth{Family: "sliding_counter", Limit: 20, Window: 4 * time.Second, Align: "first", CountsRejected: true},
 		MaxTime: budget(4 * time.Second),
 		Start:   startHAProxy("req-rate.cfg"),
 	}
@@ -46,8 +45,7 @@ func haproxyReqRate() Entry {
 func haproxyGPCRate() Entry {
 	return Entry{
 		Name: "haproxy gpc0_rate", Source: "haproxy (Debian package)",
-		Truth: Truth{Family: "sliding_counter", Limit: 20, Window: 4 * time.Second, Align: "first",
-			Outside: "a grid anchored at the key's first request"},
+		Truth:   Truth{Family: "sliding_counter", Limit: 20, Window: 4 * time.Second, Align: "first"},
 		MaxTime: budget(4 * time.Second),
 		Start:   startHAProxy("gpc-rate.cfg"),
 	}

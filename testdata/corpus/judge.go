@@ -47,6 +47,9 @@ func Judge(t Truth, inf probe.Inference) Judgement {
 			rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
 		case "leaky_shaping":
 			rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
+			if t.Queue == "unbounded" && inf.Queue != "unbounded" {
+				j.ParamErrs = append(j.ParamErrs, fmt.Sprintf("queue %q, truth unbounded (a pacer that never rejects)", inf.Queue))
+			}
 		case "fixed_window", "sliding_log", "sliding_counter":
 			rel("limit", float64(inf.Limit), float64(t.Limit), 0.1*float64(t.Limit))
 			rel("window", inf.WindowS, t.Window.Seconds(), 0.1*t.Window.Seconds())
@@ -54,6 +57,14 @@ func Judge(t Truth, inf probe.Inference) Judgement {
 			// either: the probe says it could not tell.
 			if t.Family == "fixed_window" && t.Outside == "" && !alignmentAllows(inf.Alignment, t.Align) {
 				j.ParamErrs = append(j.ParamErrs, fmt.Sprintf("alignment %q, truth %q", inf.Alignment, t.Align))
+			}
+			// Whether denied attempts count is visible in admissions only
+			// for the sliding families (a fixed window that counts them
+			// shows it in Remaining alone), so only they are judged on it.
+			if t.Family != "fixed_window" {
+				if got := inf.CountsRejected != nil && *inf.CountsRejected; got != t.CountsRejected {
+					j.ParamErrs = append(j.ParamErrs, fmt.Sprintf("counts_rejected %v, truth %v", got, t.CountsRejected))
+				}
 			}
 		}
 	}
@@ -81,6 +92,13 @@ func alignmentAllows(got, want string) bool {
 	if got == want {
 		return true
 	}
+	// A grid fixed when the key was created (its first request) and never
+	// re-anchored is, to a client, a grid at a phase it cannot know (start)
+	// — or, while the client keeps sending, one that opens at its first
+	// request after each boundary (first).
+	if want == "creation" {
+		return alignmentAllows(got, "start") || alignmentAllows(got, "first")
+	}
 	head, _, _ := strings.Cut(got, " (")
 	for _, a := range strings.Split(head, " or ") {
 		if a == want {
@@ -101,11 +119,17 @@ func Inferred(inf probe.Inference) string {
 	case "token_bucket":
 		return fmt.Sprintf("token_bucket %.3g/s b=%d", inf.RatePerS, inf.Burst)
 	case "leaky_shaping":
+		if inf.Queue == "unbounded" {
+			return fmt.Sprintf("leaky_shaping %.3g/s queue=unbounded", inf.RatePerS)
+		}
 		return fmt.Sprintf("leaky_shaping %.3g/s burst=%d", inf.RatePerS, inf.Burst)
 	case "fixed_window", "sliding_log", "sliding_counter":
 		s := fmt.Sprintf("%s %d/%.3gs", inf.Family, inf.Limit, inf.WindowS)
 		if inf.Alignment != "" {
 			s += " " + inf.Alignment
+		}
+		if inf.CountsRejected != nil && *inf.CountsRejected {
+			s += " counts-rejected"
 		}
 		return s
 	case "concurrency":

@@ -14,8 +14,12 @@ func TestJudge(t *testing.T) {
 	tb := Truth{Family: "token_bucket", Rate: 10, Burst: 20}
 	fw := Truth{Family: "fixed_window", Limit: 20, Window: 2 * time.Second, Align: "wall"}
 	fwOutside := fw
-	fwOutside.Align, fwOutside.Outside = "creation", "a grid anchored at the key's creation"
-	pacer := Truth{Family: "leaky_shaping", Rate: 20, Queue: "unbounded", Outside: "a pacer"}
+	fwOutside.Align, fwOutside.Outside = "wall", "something the probe has no model for"
+	fwCreation := fw
+	fwCreation.Align = "creation"
+	pacer := Truth{Family: "leaky_shaping", Rate: 20, Queue: "unbounded"}
+	counting := Truth{Family: "sliding_counter", Limit: 20, Window: 4 * time.Second, Align: "first", CountsRejected: true}
+	yes, no := true, false
 	for _, tc := range []struct {
 		name  string
 		truth Truth
@@ -32,8 +36,14 @@ func TestJudge(t *testing.T) {
 		{"window alignment counts inside the model space", fw, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2, Alignment: "first", Confidence: 0.6}, ParamsOff, false},
 		{"an alignment the probe could not tell apart is not wrong", fw, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2, Alignment: "wall or first (indistinguishable here)", Confidence: 0.9}, NamedRight, false},
 		{"window 2.3 s is off", fw, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2.3, Alignment: "wall", Confidence: 0.6}, ParamsOff, false},
-		{"alignment the probe cannot name is not held against it", fwOutside, probe.Inference{Family: "fixed_window", Limit: 19, WindowS: 2, Alignment: "first", Confidence: 0.9}, NamedRight, false},
+		{"alignment is not held against an entry outside the model space", fwOutside, probe.Inference{Family: "fixed_window", Limit: 19, WindowS: 2, Alignment: "first", Confidence: 0.9}, NamedRight, false},
+		{"a grid fixed at the key's creation is a start grid", fwCreation, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2, Alignment: "start", Confidence: 0.9}, NamedRight, false},
+		{"a grid fixed at the key's creation is not the wall's", fwCreation, probe.Inference{Family: "fixed_window", Limit: 20, WindowS: 2, Alignment: "wall", Confidence: 0.6}, ParamsOff, false},
 		{"a pacer called none", pacer, probe.Inference{Family: "none", Confidence: 0.85}, WrongSure, true},
+		{"a pacer named with its queue", pacer, probe.Inference{Family: "leaky_shaping", RatePerS: 19.9, Queue: "unbounded", Confidence: 0.85}, NamedRight, false},
+		{"a pacer given a bounded queue", pacer, probe.Inference{Family: "leaky_shaping", RatePerS: 19.9, Burst: 40, Confidence: 0.6}, ParamsOff, false},
+		{"denied attempts that count, named", counting, probe.Inference{Family: "sliding_counter", Limit: 20, WindowS: 4, CountsRejected: &yes, Confidence: 0.9}, NamedRight, false},
+		{"denied attempts that count, missed", counting, probe.Inference{Family: "sliding_counter", Limit: 20, WindowS: 4, CountsRejected: &no, Confidence: 0.6}, ParamsOff, false},
 	} {
 		j := Judge(tc.truth, tc.inf)
 		if j.Verdict != tc.want || j.Sure() != tc.sure {

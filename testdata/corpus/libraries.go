@@ -139,7 +139,7 @@ func jujuInterval() Entry {
 func uberPacer() Entry {
 	return Entry{
 		Name: "uber pacer", Source: "go.uber.org/ratelimit v0.3.1",
-		Truth:   Truth{Family: "leaky_shaping", Rate: 20, Queue: "unbounded", Outside: "a pacer that never rejects"},
+		Truth:   Truth{Family: "leaky_shaping", Rate: 20, Queue: "unbounded"},
 		MaxTime: budget(0),
 		Start: func(context.Context) (string, func() error, error) {
 			rl := uber.New(20)
@@ -181,7 +181,7 @@ func ululeFixedWindow() Entry {
 func sethvargoWindow() Entry {
 	return Entry{
 		Name: "sethvargo go-limiter", Source: "github.com/sethvargo/go-limiter v0.7.1",
-		Truth:   Truth{Family: "fixed_window", Limit: 20, Window: 2 * time.Second, Align: "creation", Outside: "a grid anchored at the key's creation"},
+		Truth:   Truth{Family: "fixed_window", Limit: 20, Window: 2 * time.Second, Align: "creation"},
 		MaxTime: budget(2 * time.Second),
 		Start: func(context.Context) (string, func() error, error) {
 			st, err := memorystore.New(&memorystore.Config{Tokens: 20, Interval: 2 * time.Second})
