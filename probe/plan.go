@@ -142,16 +142,20 @@ func (p *planner) run(ctx context.Context) error {
 		}
 	}
 	p.sequential(ctx)
-	defer p.silentWaits(ctx)() // plan_silent.go: reserves its time now, waits at the end
-	// The trace and the deciding experiments may take what is left but the
-	// scope trials' share: the trials come after, and stop where the silent
-	// waits' reserved time begins.
+	silent := p.silentWaits(ctx) // plan_silent.go: reserves its time now, waits after the scope trials
+	// The trace leaves the scope trials their share; they stop where the
+	// silent waits' reserved time begins. The deciding experiments come
+	// last, in what is left: each needs a fit of the run so far, seconds of
+	// CPU on a long run and a loaded machine, so the first is fitted on the
+	// trace while the scope trials and the silent waits run.
 	scopeShare := p.scopeTime()
 	p.deadline -= scopeShare
 	p.trace(ctx)
-	p.splitTies(ctx) // plan_split.go: the experiment that separates tied models
 	p.deadline += scopeShare
+	ties := p.fitTies()
 	p.scopeTrials(ctx) // plan_scope.go
+	silent()
+	p.splitTies(ctx, ties) // plan_split.go: the experiment that separates tied models
 	return ctx.Err()
 }
 

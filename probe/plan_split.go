@@ -35,19 +35,52 @@ const (
 // splitSilences are the quiet periods a proposed schedule starts with.
 var splitSilences = []time.Duration{0, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
 
-// splitTies runs up to splitRounds deciding experiments.
-func (p *planner) splitTies(ctx context.Context) {
+// tieFit is a fit of the run so far for the deciding experiments: the tied
+// models, and how long finding them took.
+type tieFit struct {
+	models []Candidate
+	took   time.Duration
+}
+
+// fitTies finds the tied models of the run so far in the background.
+func (p *planner) fitTies() <-chan tieFit {
+	p.e.Wait()
+	obs := p.snapshot()
+	out := make(chan tieFit, 1)
+	go func() {
+		began := time.Now()
+		models := tiedModels(obs)
+		out <- tieFit{models, time.Since(began)}
+	}()
+	return out
+}
+
+// splitTies runs up to splitRounds deciding experiments, the first between
+// the models of first.
+func (p *planner) splitTies(ctx context.Context, first <-chan tieFit) {
+	var fit tieFit
+	select {
+	case fit = <-first:
+	case <-ctx.Done():
+		return
+	}
 	for round := 0; round < splitRounds && ctx.Err() == nil; round++ {
 		p.e.Wait()
-		obs := p.snapshot()
-		models := tiedModels(obs)
-		if len(models) < 2 {
+		if round > 0 {
+			// Another round only if the fit that chooses it leaves time
+			// to send.
+			if p.e.Now()+2*fit.took > p.deadline {
+				return
+			}
+			fit = <-p.fitTies()
+		}
+		if len(fit.models) < 2 {
 			return
 		}
-		sched, score := p.bestSplit(obs, models)
+		sched, score := p.bestSplit(p.snapshot(), fit.models)
 		if score < splitMinDisagreement {
 			if round == 0 {
-				p.note("%d models explain the run equally well, and no schedule within the budget separates them", len(models))
+				p.note("%d models explain the run equally well, and no schedule within the budget separates them", len(fit.models))
 			}
 			return
 		}
@@ -167,6 +200,13 @@ func tiedModels(o *Observation) []Candidate {
 		best = min(best, f.mismatches())
 	}
 	slack := equivalenceSlack(len(evs))
+	if best > len(evs)/splitMaxUnexplained {
+		// No model comes near the run (replicas, a per-connection limit,
+		// a store that went away): a deciding experiment between models
+		// that are all wrong decides nothing, and fitting them again each
+		// round costs seconds of a probe's time on a long run.
+		return nil
+	}
 	var out []Candidate
 	for _, f := range fits {
 		if f.family == limiter.None || f.family == limiter.Concurrency || f.mismatches() > best+slack {
@@ -211,6 +251,10 @@ func tiedModels(o *Observation) []Candidate {
 	}
 	return out
 }
+
+// splitMaxUnexplained: when the best model leaves more than one decision in
+// this many unexplained, there is no tie worth splitting.
+const splitMaxUnexplained = 10
 
 // splitStartSlack: a start-aligned model this many mismatches behind the
 // best still takes part in the deciding experiments.
