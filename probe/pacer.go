@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -24,12 +25,15 @@ func (o *Observation) inferPacer(evs []event, inf Inference) Inference {
 		evs[i].judgeDelay = true
 	}
 	var cfgs []limiter.Config
+	delays := o.pacerSlacks()
 	for _, est := range o.departureRates() {
-		for k := -rateFineSteps; k <= rateFineSteps; k++ {
-			cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * (1 + float64(k)*rateFineStep), QueueUnbounded: true})
-		}
-		for k := -rateCoarseSteps; k <= rateCoarseSteps; k++ {
-			cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * math.Pow(2, float64(k)/rateCoarseSteps), QueueUnbounded: true})
+		for _, d := range delays {
+			for k := -rateFineSteps; k <= rateFineSteps; k++ {
+				cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * (1 + float64(k)*rateFineStep), QueueUnbounded: true, DelayAfter: d})
+			}
+			for k := -rateCoarseSteps; k <= rateCoarseSteps; k++ {
+				cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * math.Pow(2, float64(k)/rateCoarseSteps), QueueUnbounded: true, DelayAfter: d})
+			}
 		}
 	}
 	held, n, most := o.heldBack()
@@ -54,10 +58,31 @@ func (o *Observation) inferPacer(evs []event, inf Inference) Inference {
 }
 
 // departureRates estimates a queue's rate from each burst's answers: its
-// admissions leave 1/r apart, at send + latency − service time.
+// admissions leave 1/r apart, at send + latency − service time. A pacer
+// that lets idle time be caught up (uber-go/ratelimit's slack) serves the
+// first few at once, so the rate over the later half of the departures is
+// an estimate too.
 func (o *Observation) departureRates() []float64 {
-	service := o.serviceTime()
 	var out []float64
+	for _, dep := range o.burstDepartures() {
+		if len(dep) >= 3 {
+			if span := (dep[len(dep)-1] - dep[0]).Seconds(); span > 0 {
+				out = append(out, float64(len(dep)-1)/span)
+			}
+		}
+		if mid := len(dep) / 2; len(dep)-mid >= 3 {
+			if span := (dep[len(dep)-1] - dep[mid]).Seconds(); span > 0 {
+				out = append(out, float64(len(dep)-1-mid)/span)
+			}
+		}
+	}
+	return out
+}
+
+// burstDepartures are each burst's admissions, in order of departure.
+func (o *Observation) burstDepartures() [][]time.Duration {
+	service := o.serviceTime()
+	var out [][]time.Duration
 	for _, b := range o.burstPhases() {
 		var dep []time.Duration
 		for _, r := range o.phase(b) {
@@ -66,9 +91,31 @@ func (o *Observation) departureRates() []float64 {
 			}
 		}
 		sort.Slice(dep, func(i, j int) bool { return dep[i] < dep[j] })
-		if len(dep) >= 3 {
-			if span := (dep[len(dep)-1] - dep[0]).Seconds(); span > 0 {
-				out = append(out, float64(len(dep)-1)/span)
+		out = append(out, dep)
+	}
+	return out
+}
+
+// pacerSlacks are the delay=N candidates of a pacer (nginx delay=, the
+// slack uber-go/ratelimit lets idle time build): N+1 requests of a burst
+// after idle go at once. Seeded by each burst's count of departures within
+// half the spacing of its later half from the first (the queue's spacing
+// is 1/r there), ±1 for the timing noise of the burst's release.
+func (o *Observation) pacerSlacks() []int {
+	out := []int{0}
+	for _, dep := range o.burstDepartures() {
+		mid := len(dep) / 2
+		if len(dep)-mid < 3 || dep[len(dep)-1] <= dep[mid] {
+			continue
+		}
+		half := (dep[len(dep)-1] - dep[mid]) / time.Duration(2*(len(dep)-1-mid))
+		at := 0
+		for at+1 < len(dep) && dep[at+1]-dep[0] < half {
+			at++
+		}
+		for d := at - 1; d <= at+1; d++ {
+			if d > 0 && !slices.Contains(out, d) {
+				out = append(out, d)
 			}
 		}
 	}
@@ -84,6 +131,9 @@ func (o *Observation) pacerFact(inf Inference, held int, most time.Duration) str
 	}
 	s := fmt.Sprintf("never rejects: requests are spaced %.0f ms apart; a burst of %d waits up to %.1f s (%d held back)",
 		1000/inf.RatePerS, largest, most.Seconds(), held)
+	if inf.Delay > 0 {
+		s += fmt.Sprintf("; after idle the first %d go at once (idle time is caught up: delay=%d)", inf.Delay+1, inf.Delay)
+	}
 	if t := timeoutsIn(o); t > 0 {
 		s += fmt.Sprintf("; %d waited beyond the request timeout", t)
 	}

@@ -47,3 +47,16 @@ func TestProbeNamesAPacer(t *testing.T) {
 		t.Fatalf("a pacer's probe took %s", res.Elapsed)
 	}
 }
+
+// A pacer that lets idle time be caught up (uber-go/ratelimit's slack of
+// ten requests) serves the first eleven of a burst at once: delay=10.
+func TestProbeNamesAPacerWithSlack(t *testing.T) {
+	res := probeBuiltin(t, "builtin:leaky_shaping?rate=40/s&burst=unbounded&delay=10", Options{MaxTime: 20 * time.Second})
+	inf := res.Inference
+	if inf.Family != "leaky_shaping" || inf.Queue != QueueUnbounded || inf.RatePerS < 36 || inf.RatePerS > 44 || inf.Delay < 9 || inf.Delay > 11 {
+		t.Fatalf("inferred %s (queue %q, delay %d): %s; evidence %q", inf.Summary(), inf.Queue, inf.Delay, inf.Reason, inf.Evidence)
+	}
+	if !strings.Contains(strings.Join(inf.Evidence, "\n"), "go at once") {
+		t.Fatalf("evidence %q", inf.Evidence)
+	}
+}
