@@ -26,11 +26,16 @@ const startSpread = 0.25
 // the phase to its interval); startWindowStep/Steps the grid of windows
 // around each L/r.
 const (
-	startPhases      = 20
-	startRefine      = 10
-	startSeeds       = 4
-	startWindowStep  = 0.01
-	startWindowSteps = 6
+	// countingMinWindow and countingWindowStep make the geometric grid of
+	// a counting sliding counter's windows: eight per octave, ±4.5%, which
+	// the widening then refines.
+	countingMinWindow  = 500 * time.Millisecond
+	countingWindowStep = 1.0905
+	startPhases        = 20
+	startRefine        = 10
+	startSeeds         = 4
+	startWindowStep    = 0.01
+	startWindowSteps   = 6
 )
 
 // fitStartAligned returns the best start-aligned candidates of family
@@ -76,6 +81,22 @@ func fitStartAligned(evs []event, h hypotheses, family string, plain []Candidate
 			}
 		}
 	}
+	// A sliding counter that counts denied attempts hides its window: a
+	// probe that knocked on it saw a lock whose length depends on how hard
+	// it knocked, not a step of W. Its windows are searched on a
+	// geometric grid up to twice the longest seed.
+	var counting []pair
+	if family == limiter.SlidingCounter {
+		top := time.Duration(0)
+		for _, w := range windows {
+			top = max(top, w)
+		}
+		for w := countingMinWindow; w <= 2*top; w = time.Duration(float64(w) * countingWindowStep).Round(windowResolution) {
+			for _, l := range limits {
+				counting = append(counting, pair{l, w})
+			}
+		}
+	}
 	// Origins just before the run: a window's length then moves the
 	// boundaries inside the run by little, so the two are fitted apart.
 	ref := evs[0].at.Add(-time.Minute)
@@ -87,6 +108,17 @@ func fitStartAligned(evs []event, h hypotheses, family string, plain []Candidate
 		for k := range startPhases {
 			ph := (p.w * time.Duration(k) / startPhases).Round(windowResolution)
 			cfgs = append(cfgs, limiter.Config{Algo: family, Limit: p.l, Window: p.w, Align: limiter.AlignStart, Origin: ref.Add(ph)})
+		}
+	}
+	// HAProxy's http_req_rate counts denied attempts on a grid anchored at
+	// the entry's first request.
+	for _, p := range append(pairs, counting...) {
+		if family != limiter.SlidingCounter || p.w <= 0 {
+			continue
+		}
+		for k := range startPhases {
+			ph := (p.w * time.Duration(k) / startPhases).Round(windowResolution)
+			cfgs = append(cfgs, limiter.Config{Algo: family, Limit: p.l, Window: p.w, Align: limiter.AlignStart, Origin: ref.Add(ph), CountRejected: true})
 		}
 	}
 	best := fitFamily(evs, cfgs, rtt)
