@@ -141,9 +141,17 @@ func fitIntervalRefill(evs []event, h hypotheses, plain []Candidate, rtt time.Du
 		fill  int
 		every time.Duration
 	}
+	// Fills of the whole capacity too: a clump the trace entered midway
+	// is smaller than the fill.
+	fills := slices.Clone(rh.fills)
+	for _, c := range h.capacities {
+		if c >= 1 && !slices.Contains(fills, c) {
+			fills = append(fills, c)
+		}
+	}
 	var pairs, unfiltered []pair
 	for _, every := range rh.intervals {
-		for _, f := range rh.fills {
+		for _, f := range fills {
 			p := pair{f, every}
 			unfiltered = append(unfiltered, p)
 			r := float64(f) / every.Seconds()

@@ -97,3 +97,28 @@ func TestInferWholeFillsAsEitherFamily(t *testing.T) {
 		t.Fatalf("phase: %s", inf.Summary())
 	}
 }
+
+// A fixed window anchored at the server's start is the same limiter as a
+// bucket refilled whole every window: when both explain the run, the
+// window is named (the simpler model), not the interval refill.
+func TestStartAlignedWindowIsNotCalledAnIntervalRefill(t *testing.T) {
+	truth := limiter.Config{Algo: limiter.FixedWindow, Limit: 20, Window: 2 * time.Second, Align: limiter.AlignStart, Origin: epoch.Add(-time.Hour + 300*time.Millisecond)}
+	obs := simulatedWithVolleys(t, truth, time.Second+30*time.Millisecond, 50*time.Millisecond, 25, 1500*time.Millisecond)
+	evs := obs.events()
+	h := obs.hypotheses()
+	var tb []Candidate
+	for _, f := range fitAll(evs, h, obs.RTT) {
+		if f.family == limiter.TokenBucket {
+			tb = f.best
+		}
+	}
+	// The refill search finds the twin …
+	if iv := fitIntervalRefill(evs, h, tb, obs.RTT); len(iv) == 0 || iv[0].Mismatches != 0 {
+		t.Fatalf("no interval refill explains the start-aligned window (%d candidates)", len(iv))
+	}
+	// … and the inference still names the window, the bucket listed as
+	// equivalent.
+	if inf := Infer(obs); inf.Family != limiter.FixedWindow || inf.Alignment != limiter.AlignStart || inf.RefillS != 0 {
+		t.Fatalf("inferred %s", inf.Summary())
+	}
+}

@@ -115,6 +115,28 @@ type familyFit struct {
 	best   []Candidate
 }
 
+// params is the fit's number of free parameters: its family's, and an
+// interval refill's interval and phase.
+func (f familyFit) params() int {
+	if f.refills() {
+		return paramCount[f.family] + 2
+	}
+	return paramCount[f.family]
+}
+
+// rank orders fits for ties: by family (familyOrder), an interval refill
+// after every plain family — a fixed window anchored at the server's start
+// is the same limiter as a bucket refilled whole every window, and the
+// simpler name.
+func (f familyFit) rank() int {
+	if f.refills() {
+		return len(familyOrder)
+	}
+	return orderOf(f.family)
+}
+
+func (f familyFit) refills() bool { return len(f.best) > 0 && f.best[0].Config.RefillEvery > 0 }
+
 func (f familyFit) mismatches() int {
 	if len(f.best) == 0 {
 		return math.MaxInt32
@@ -166,17 +188,16 @@ func infer(o *Observation) Inference {
 	h := o.hypotheses()
 	fits := fitAll(evs, h, o.RTT)
 	sort.SliceStable(fits, func(i, j int) bool {
-		a, b := fits[i].mismatches()+paramCount[fits[i].family], fits[j].mismatches()+paramCount[fits[j].family]
-		return a < b
+		return fits[i].mismatches()+fits[i].params() < fits[j].mismatches()+fits[j].params()
 	})
 	// Among families within noise of the best, prefer the simpler and more
 	// common one (a token bucket of capacity 1 and a first-aligned fixed
 	// window of 1 are the same limiter); the others are listed as
 	// equivalent.
 	slack := equivalenceSlack(len(evs))
-	top := fits[0].mismatches() + paramCount[fits[0].family]
+	top := fits[0].mismatches() + fits[0].params()
 	for i, f := range fits {
-		if f.mismatches()+paramCount[f.family] <= top+slack && orderOf(f.family) < orderOf(fits[0].family) {
+		if f.mismatches()+f.params() <= top+slack && f.rank() < fits[0].rank() {
 			fits[0], fits[i] = fits[i], fits[0]
 		}
 	}
