@@ -25,6 +25,7 @@ so a grader can be seen failing; see docs/grading.md.
 
 Algorithms: ` + fmt.Sprint(limiter.Families()),
 		Example: `  ratecheck serve --algo token_bucket --rate 10/s --burst 20 --addr 127.0.0.1:8080
+  ratecheck serve --algo token_bucket --rate 10/s --burst 20 --refill 1s
   ratecheck serve --algo fixed_window --limit 5 --window 2s --addr 127.0.0.1:0
   ratecheck serve --algo leaky_shaping --rate 10/s --burst 5 --status 503 --headers none
   ratecheck serve --algo concurrency --max-inflight 4 --latency 50ms
@@ -70,6 +71,7 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
 	f.String("algo", d.Limiter.Algo, "algorithm: none, fixed_window, sliding_log, sliding_counter, token_bucket, leaky_shaping, concurrency")
 	f.String("rate", "10/s", "refill or drain rate for token_bucket and leaky_shaping (10/s, 600/m, 5/500ms)")
 	f.String("burst", "20", "bucket capacity (token_bucket) or queue length (leaky_shaping, as nginx burst=; unbounded: a pacer that never rejects)")
+	f.String("refill", "0s", "token_bucket: add rate × this many tokens at once every interval, at a phase fixed when the server starts (older Envoy fill_interval, bucket4j refillIntervally; 0s: continuous)")
 	f.String("delay", "0", "leaky_shaping: first N excess requests pass undelayed (nginx delay=)")
 	f.String("limit", "100", "requests per window for window algorithms")
 	f.String("window", "1m", "window length for window algorithms")

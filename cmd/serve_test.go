@@ -75,6 +75,9 @@ func TestUsageErrorsExit2WithOneLine(t *testing.T) {
 		{"serve", "--rate", "ten"},
 		{"serve", "--burst", "-1"},
 		{"serve", "--algo", "magic"},
+		{"serve", "--refill", "10ms"},                        // 10/s × 10 ms is a tenth of a token
+		{"serve", "--algo", "sliding_log", "--refill", "1s"}, // token_bucket only
+		{"serve", "--refill", "soon"},
 		{"serve", "--no-such-flag"},
 		{"no-such-command"},
 		{"version", "extra"},

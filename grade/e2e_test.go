@@ -177,6 +177,8 @@ func TestHonestFamiliesGradeA(t *testing.T) {
 		"builtin:sliding_counter?limit=10&window=1s",
 		"builtin:concurrency?max-inflight=5&latency=50ms",
 		restartFW, // honest headers on a limiter the probe's knocking keeps closed
+		// Refilled in clumps: Retry-After and Reset name fill instants.
+		"builtin:token_bucket?rate=10/s&burst=20&refill=1s",
 	} {
 		t.Run(spec, func(t *testing.T) {
 			t.Parallel()

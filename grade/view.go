@@ -223,6 +223,12 @@ func (v *view) slack(d time.Duration) int {
 	if r < 0 {
 		return 1
 	}
+	if every := v.inf.RefillS; every > 0 && v.inf.Family == limiter.TokenBucket {
+		// Refilled in clumps: any span may hold a fill instant, and a
+		// longer one one per interval more.
+		fills := math.Floor((d+v.obs.RTT).Seconds()/every) + 1
+		return int(math.Ceil(r*every*fills - 1e-9))
+	}
 	n := r * (d + v.obs.RTT).Seconds()
 	if n == 0 {
 		return 0
@@ -288,6 +294,10 @@ func (v *view) periodS() float64 {
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		return inf.WindowS
 	case limiter.TokenBucket:
+		if inf.RatePerS > 0 && inf.RefillS > 0 {
+			// Whole fills from empty: capacity comes back only at fills.
+			return math.Ceil(float64(inf.Burst)/(inf.RatePerS*inf.RefillS)-1e-9) * inf.RefillS
+		}
 		if inf.RatePerS > 0 {
 			return float64(inf.Burst) / inf.RatePerS
 		}

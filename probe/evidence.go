@@ -57,7 +57,7 @@ func (o *Observation) facts(inf Inference) []string {
 			windowed := inf.Family == limiter.FixedWindow || inf.Family == limiter.SlidingLog || inf.Family == limiter.SlidingCounter
 			if len(steps) >= 2 && windowed {
 				s += fmt.Sprintf("; capacity came back in steps %.2f s apart (window boundaries)", (steps[1] - steps[0]).Seconds())
-			} else if len(adm) >= 3 && (inf.Family == limiter.TokenBucket || inf.Family == limiter.LeakyShaping) {
+			} else if len(adm) >= 3 && inf.RefillS == 0 && (inf.Family == limiter.TokenBucket || inf.Family == limiter.LeakyShaping) {
 				s += fmt.Sprintf(" one at a time at %.2f/s (continuous refill)", float64(len(adm)-1)/(adm[len(adm)-1]-adm[0]).Seconds())
 			}
 			out = append(out, s)
@@ -88,6 +88,11 @@ func (o *Observation) facts(inf Inference) []string {
 	}
 	switch inf.Family {
 	case limiter.TokenBucket:
+		if inf.RefillS > 0 {
+			out = append(out, o.clumpFact(inf), fmt.Sprintf("older Envoy local_ratelimit (max_tokens %d, tokens_per_fill %s, fill_interval %ss) and bucket4j refillIntervally behave the same",
+				inf.Burst, fnum(inf.tokensPerFill()), fnum(inf.RefillS)))
+			break
+		}
 		out = append(out, fmt.Sprintf("nginx limit_req rate=%sr/s burst=%d nodelay behaves the same (GCRA ≡ token bucket of capacity burst+1)", fnum(inf.RatePerS), inf.Burst-1))
 	case limiter.LeakyShaping:
 		if inf.Queue == QueueUnbounded {
@@ -100,6 +105,36 @@ func (o *Observation) facts(inf Inference) []string {
 		out = append(out, fact) // storefail.go
 	}
 	return append(out, scopeFacts(inf)...) // scope.go
+}
+
+// clumpFact says how an interval refill's capacity came back in the trace:
+// in clumps at the fill instants, nothing in between.
+func (o *Observation) clumpFact(inf Inference) string {
+	s := fmt.Sprintf("capacity returns in clumps of %s every %s s", fnum(inf.tokensPerFill()), fnum(inf.RefillS))
+	if inf.PhaseS != nil {
+		s += fmt.Sprintf(" (interval refill at phase %s s)", fnum(*inf.PhaseS))
+	}
+	s += ", not continuously"
+	if sizes, _ := clumps(o.phase(phaseTrace)); len(sizes) > 0 {
+		s += fmt.Sprintf(": the recovery trace was admitted in %d runs of %s, rejected in between; a client gains nothing by waiting less than the next fill", len(sizes), runsText(sizes))
+	}
+	return s
+}
+
+// runsText lists run sizes, "10, 10 and 9".
+func runsText(sizes []int) string {
+	s := ""
+	for i, n := range sizes {
+		switch {
+		case i == 0:
+		case i == len(sizes)-1:
+			s += " and "
+		default:
+			s += ", "
+		}
+		s += fmt.Sprint(n)
+	}
+	return s
 }
 
 func runnerUp(inf Inference) *Alternative {

@@ -159,6 +159,9 @@ type hypotheses struct {
 	// wallWindows are the round windows (wallWindow) near the seeds: the
 	// grid a wall-aligned model is searched on.
 	wallWindows []time.Duration
+	// refill is what the trace's clumps say about an interval refill
+	// (fit_refill.go).
+	refill refillHypotheses
 }
 
 func (o *Observation) hypotheses() hypotheses {
@@ -258,6 +261,7 @@ func (o *Observation) hypotheses() hypotheses {
 	if undelayed > 1 {
 		h.delays = append(h.delays, undelayed-1)
 	}
+	h.refill = o.refillSeeds()
 	return h
 }
 

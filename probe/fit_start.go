@@ -152,23 +152,24 @@ func traceRate(h hypotheses) []float64 {
 	return []float64{h.rates[rateFineSteps]}
 }
 
-// withPhase moves a start grid's origin by (f − 1) of its window (widen's
-// relative step becomes a step of 0.1% of the window).
+// withPhase moves a grid's origin by (f − 1) of its period (widen's
+// relative step becomes a step of 0.1% of the window, or of an interval
+// refill's interval).
 func withPhase(c limiter.Config, f float64) limiter.Config {
-	c.Origin = c.Origin.Add(time.Duration((f - 1) * float64(c.Window)))
+	c.Origin = c.Origin.Add(time.Duration((f - 1) * float64(gridPeriod(c))))
 	return c
 }
 
-// phaseOf is where the tied start grids put their boundaries: seconds after
-// the probe's start to the first boundary (then every W), the middle of
-// their range.
+// phaseOf is where the tied start grids put their boundaries (interval
+// refills their fill instants): seconds after the probe's start to the
+// first boundary (then every W), the middle of their range.
 func (o *Observation) phaseOf(cs []Candidate) float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range cs {
-		if c.Config.Align != limiter.AlignStart || c.Config.Window <= 0 {
+		w := gridPeriod(c.Config)
+		if w <= 0 {
 			continue
 		}
-		w := c.Config.Window
 		p := c.Config.Origin.Add(c.Offset).Sub(o.Start) % w
 		if p < 0 {
 			p += w

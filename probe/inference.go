@@ -15,18 +15,23 @@ import (
 // uncertainty, how sure, and the facts that decided it. Fields that do not
 // apply to the family are omitted from JSON.
 type Inference struct {
-	Family     string   `json:"family"` // a targets family, or "inconclusive"
-	RatePerS   float64  `json:"rate_per_s,omitempty"`
-	RateErr    float64  `json:"rate_err_per_s,omitempty"`
-	Burst      int      `json:"burst,omitempty"`
-	BurstErr   int      `json:"burst_err,omitempty"`
-	Delay      int      `json:"delay,omitempty"` // nginx delay=N (leaky_shaping)
+	Family   string  `json:"family"` // a targets family, or "inconclusive"
+	RatePerS float64 `json:"rate_per_s,omitempty"`
+	RateErr  float64 `json:"rate_err_per_s,omitempty"`
+	Burst    int     `json:"burst,omitempty"`
+	BurstErr int     `json:"burst_err,omitempty"`
+	Delay    int     `json:"delay,omitempty"` // nginx delay=N (leaky_shaping)
+	// RefillS is a token_bucket's fill interval when it refills in clumps
+	// (rate × refill_s tokens at once, the first fill phase_s after the
+	// probe's start); absent for a continuous refill.
+	RefillS    float64  `json:"refill_s,omitempty"`
+	RefillErrS float64  `json:"refill_err_s,omitempty"`
 	Limit      int      `json:"limit,omitempty"`
 	LimitErr   int      `json:"limit_err,omitempty"`
 	WindowS    float64  `json:"window_s,omitempty"`
 	WindowErrS float64  `json:"window_err_s,omitempty"`
 	Alignment  string   `json:"alignment,omitempty"`
-	PhaseS     *float64 `json:"phase_s,omitempty"` // alignment "start": the first boundary is phase_s after the probe's start, then every W
+	PhaseS     *float64 `json:"phase_s,omitempty"` // alignment "start" (or refill_s): the first boundary (fill) is phase_s after the probe's start, then every W (refill_s)
 	// CountsRejected says whether denied attempts consume quota (sliding
 	// log and counter, where a probe that knocks above the limit can tell).
 	CountsRejected *bool    `json:"counts_rejected,omitempty"`
@@ -110,6 +115,28 @@ type familyFit struct {
 	best   []Candidate
 }
 
+// params is the fit's number of free parameters: its family's, and an
+// interval refill's interval and phase.
+func (f familyFit) params() int {
+	if f.refills() {
+		return paramCount[f.family] + 2
+	}
+	return paramCount[f.family]
+}
+
+// rank orders fits for ties: by family (familyOrder), an interval refill
+// after every plain family — a fixed window anchored at the server's start
+// is the same limiter as a bucket refilled whole every window, and the
+// simpler name.
+func (f familyFit) rank() int {
+	if f.refills() {
+		return len(familyOrder)
+	}
+	return orderOf(f.family)
+}
+
+func (f familyFit) refills() bool { return len(f.best) > 0 && f.best[0].Config.RefillEvery > 0 }
+
 func (f familyFit) mismatches() int {
 	if len(f.best) == 0 {
 		return math.MaxInt32
@@ -161,17 +188,16 @@ func infer(o *Observation) Inference {
 	h := o.hypotheses()
 	fits := fitAll(evs, h, o.RTT)
 	sort.SliceStable(fits, func(i, j int) bool {
-		a, b := fits[i].mismatches()+paramCount[fits[i].family], fits[j].mismatches()+paramCount[fits[j].family]
-		return a < b
+		return fits[i].mismatches()+fits[i].params() < fits[j].mismatches()+fits[j].params()
 	})
 	// Among families within noise of the best, prefer the simpler and more
 	// common one (a token bucket of capacity 1 and a first-aligned fixed
 	// window of 1 are the same limiter); the others are listed as
 	// equivalent.
 	slack := equivalenceSlack(len(evs))
-	top := fits[0].mismatches() + paramCount[fits[0].family]
+	top := fits[0].mismatches() + fits[0].params()
 	for i, f := range fits {
-		if f.mismatches()+paramCount[f.family] <= top+slack && orderOf(f.family) < orderOf(fits[0].family) {
+		if f.mismatches()+f.params() <= top+slack && f.rank() < fits[0].rank() {
 			fits[0], fits[i] = fits[i], fits[0]
 		}
 	}
@@ -199,8 +225,8 @@ func infer(o *Observation) Inference {
 	}
 	inf.Family = best.family
 	inf.setParams(best.best)
-	if inf.Alignment == limiter.AlignStart {
-		p := o.phaseOf(best.best)
+	if inf.Alignment == limiter.AlignStart || inf.RefillS > 0 {
+		p := o.phaseOf(samePeriod(best.best, inf.fitted))
 		inf.PhaseS = &p
 	}
 	if runnerUp == math.MaxInt32 {
@@ -345,6 +371,12 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			if pen := fitPenalties(evs, h, f.best, rtt); len(pen) > 0 && pen[0].Mismatches+1 < fits[i].mismatches() {
 				fits[i].best = pen
 			}
+			// A bucket refilled in clumps (fit_refill.go).
+			if f.family == limiter.TokenBucket {
+				if iv := fitIntervalRefill(evs, h, f.best, rtt); len(iv) > 0 && iv[0].Mismatches+1 < fits[i].mismatches() {
+					fits[i].best = iv
+				}
+			}
 			if f.family != limiter.FixedWindow && f.family != limiter.SlidingCounter {
 				continue
 			}
@@ -481,6 +513,9 @@ func (inf *Inference) setParams(cs []Candidate) {
 		inf.RatePerS, inf.RateErr = round(r, 3), round(re, 3)
 		inf.Burst, inf.BurstErr = int(math.Round(b)), int(math.Ceil(be))
 		inf.Delay = c.DelayAfter
+		if c.RefillEvery > 0 {
+			inf.setRefill(cs)
+		}
 		if c.QueueUnbounded {
 			inf.Queue, inf.Burst, inf.BurstErr = QueueUnbounded, 0, 0
 		}
@@ -510,6 +545,35 @@ func (inf *Inference) setParams(cs []Candidate) {
 	inf.fitted = nearestCandidate(cs, *inf)
 }
 
+// setRefill reports an interval refill's interval: the middle of the tied
+// range, or the interval people configure (commonRefills) when the range
+// holds one — the trace pins a fill interval to a few milliseconds, and
+// 1.006 ± 0.007 s is a 1 s fill_interval. The rate is then the tokens per
+// fill over it, its ± still covering every tied rate.
+func (inf *Inference) setRefill(cs []Candidate) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	rlo, rhi := math.Inf(1), math.Inf(-1)
+	for _, x := range cs {
+		d := x.Config.RefillEvery.Seconds()
+		lo, hi = math.Min(lo, d), math.Max(hi, d)
+		rlo, rhi = math.Min(rlo, x.Config.Rate), math.Max(rhi, x.Config.Rate)
+	}
+	mid := (lo + hi) / 2
+	for _, c := range commonRefills {
+		if s := c.Seconds(); s >= lo && s <= hi {
+			mid = s
+			break
+		}
+	}
+	round3 := func(v float64) float64 { return math.Round(v*1000) / 1000 }
+	inf.RefillS, inf.RefillErrS = round3(mid), round3(math.Max(hi-mid, mid-lo))
+	if mid != (lo+hi)/2 {
+		per := cs[0].Config.Rate * cs[0].Config.RefillEvery.Seconds()
+		rate := math.Round(per*1e6) / 1e6 / mid
+		inf.RatePerS, inf.RateErr = round3(rate), round3(math.Max(rhi-rate, rate-rlo))
+	}
+}
+
 // nearestCandidate is the tied candidate closest to the reported values,
 // each parameter's distance relative to its value.
 func nearestCandidate(cs []Candidate, inf Inference) limiter.Config {
@@ -520,7 +584,7 @@ func nearestCandidate(cs []Candidate, inf Inference) limiter.Config {
 		var d float64
 		switch c.Algo {
 		case limiter.TokenBucket, limiter.LeakyShaping:
-			d = rel(c.Rate, inf.RatePerS) + rel(float64(c.Burst), float64(inf.Burst))
+			d = rel(c.Rate, inf.RatePerS) + rel(float64(c.Burst), float64(inf.Burst)) + rel(c.RefillEvery.Seconds(), inf.RefillS)
 		case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 			d = rel(float64(c.Limit), float64(inf.Limit)) + rel(c.Window.Seconds(), inf.WindowS)
 		}
@@ -560,7 +624,14 @@ func (inf Inference) summary() string {
 		}
 		return "no limit observed"
 	case limiter.TokenBucket:
-		return fmt.Sprintf("token_bucket: rate %s ± %s/s, burst %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
+		s := fmt.Sprintf("token_bucket: rate %s ± %s/s, burst %d ± %d", fnum(inf.RatePerS), fnum(inf.RateErr), inf.Burst, inf.BurstErr)
+		if inf.RefillS > 0 {
+			s += fmt.Sprintf(", refilled %s at once every %s s ± %s s", fnum(inf.tokensPerFill()), fnum(inf.RefillS), fnum(inf.RefillErrS))
+			if inf.PhaseS != nil {
+				s += fmt.Sprintf(" (phase %s s)", fnum(*inf.PhaseS))
+			}
+		}
+		return s
 	case limiter.LeakyShaping:
 		if inf.Queue == QueueUnbounded {
 			return fmt.Sprintf("leaky_shaping: rate %s ± %s/s, queue unbounded (a pacer: never rejects, delays grow with the backlog)", fnum(inf.RatePerS), fnum(inf.RateErr))
@@ -584,6 +655,28 @@ func (inf Inference) summary() string {
 		s += ", denied attempts count"
 	}
 	return s + inf.penaltyText()
+}
+
+// samePeriod keeps, of an interval refill's tied candidates, those with the
+// fitted one's interval: a phase is only a phase of one interval (a start
+// grid's candidates are kept whole, their windows a hair apart).
+func samePeriod(cs []Candidate, fitted limiter.Config) []Candidate {
+	if fitted.RefillEvery <= 0 {
+		return cs
+	}
+	var out []Candidate
+	for _, c := range cs {
+		if c.Config.RefillEvery == fitted.RefillEvery {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// tokensPerFill is what an interval refill adds at each fill (rate ×
+// interval), to a tenth of a token.
+func (inf Inference) tokensPerFill() float64 {
+	return math.Round(inf.RatePerS*inf.RefillS*10) / 10
 }
 
 // penaltyText is the summary's words for a penalty, "" for none.
@@ -662,6 +755,11 @@ func (inf Inference) Model() (limiter.Config, error) {
 	switch inf.Family {
 	case limiter.TokenBucket:
 		c.Rate, c.Burst = inf.RatePerS, inf.Burst
+		if inf.RefillS > 0 {
+			// Its fill instants are relative to the probe's start, which
+			// an inference read back alone does not carry.
+			return c, fmt.Errorf("an interval refill's fill instants are relative to its probe: infer again from the results stream")
+		}
 	case limiter.LeakyShaping:
 		c.Rate, c.Burst, c.DelayAfter = inf.RatePerS, inf.Burst, inf.Delay
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:

@@ -272,6 +272,9 @@ func variantKey(c limiter.Config) string {
 	if c.QueueUnbounded {
 		k += "/unbounded"
 	}
+	if c.RefillEvery > 0 {
+		k += "/refill"
+	}
 	return k
 }
 

@@ -60,3 +60,25 @@ func TestProbeNamesAPacerWithSlack(t *testing.T) {
 		t.Fatalf("evidence %q", inf.Evidence)
 	}
 }
+
+// A bucket of 20 refilled with 10 tokens at once every second, at a phase
+// fixed when the server started: the probe names the interval refill with
+// its numbers. Before, the clumps were read as a first-aligned fixed window
+// of 10 per second that left the burst of 20 unexplained.
+func TestProbeNamesAnIntervalRefilledBucket(t *testing.T) {
+	res := probeBuiltin(t, "builtin:token_bucket?rate=10/s&burst=20&refill=1s", Options{MaxTime: 20 * time.Second})
+	inf := res.Inference
+	if inf.Family != "token_bucket" || inf.RefillS == 0 || inf.PhaseS == nil {
+		t.Fatalf("inferred %s (refill_s %v): %s; evidence %q", inf.Summary(), inf.RefillS, inf.Reason, inf.Evidence)
+	}
+	// Bars of the accuracy harness: rate ±10%, burst ±max(1, 10%); the
+	// interval to the resolution of the trace, which a 1 s fill_interval
+	// is reported as.
+	if inf.RatePerS < 9 || inf.RatePerS > 11 || inf.Burst < 18 || inf.Burst > 22 || inf.RefillS < 0.98 || inf.RefillS > 1.02 ||
+		*inf.PhaseS < 0 || *inf.PhaseS >= inf.RefillS {
+		t.Fatalf("parameters off: %s", inf.Summary())
+	}
+	if !strings.Contains(strings.Join(inf.Evidence, "\n"), "capacity returns in clumps of 10 every ") {
+		t.Fatalf("no evidence of the clumps: %q", inf.Evidence)
+	}
+}

@@ -262,6 +262,9 @@ func replayModel(run *Run) (probe.Replayed, error) {
 func modelText(c limiter.Config) string {
 	switch c.Algo {
 	case limiter.TokenBucket:
+		if c.RefillEvery > 0 {
+			return fmt.Sprintf("token_bucket rate %s burst %d refilled every %s", limiter.FormatRate(c.Rate), c.Burst, c.RefillEvery)
+		}
 		return fmt.Sprintf("token_bucket rate %s burst %d", limiter.FormatRate(c.Rate), c.Burst)
 	case limiter.LeakyShaping:
 		return fmt.Sprintf("leaky_shaping rate %s burst %d delay %d", limiter.FormatRate(c.Rate), c.Burst, c.DelayAfter)

@@ -65,6 +65,12 @@ var accuracyMatrix = []string{
 	"builtin:fixed_window?limit=20&window=3s&penalty=restart&headers=none",
 	"builtin:token_bucket?rate=5/s&burst=10&block=4s",
 	"builtin:token_bucket?rate=20/s&burst=30&block=3s&headers=none",
+	// Interval refill (older Envoy, bucket4j refillIntervally): tokens
+	// added in clumps at a phase fixed when the server started. (Fills of
+	// the whole capacity are a start-anchored fixed window in disguise.)
+	"builtin:token_bucket?rate=10/s&burst=20&refill=1s",
+	"builtin:token_bucket?rate=4/s&burst=12&refill=2s&headers=none",
+	"builtin:token_bucket?rate=20/s&burst=30&refill=500ms&latency=20ms",
 }
 
 // TestAccuracyMatrix probes the whole matrix and prints a confusion matrix,

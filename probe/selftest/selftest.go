@@ -70,6 +70,9 @@ func describe(c limiter.Config) string {
 	switch c.Algo {
 	case limiter.TokenBucket:
 		s = fmt.Sprintf("token_bucket %g/s b=%d", c.Rate, c.Burst)
+		if c.RefillEvery > 0 {
+			s += fmt.Sprintf(" refill %s", c.RefillEvery)
+		}
 	case limiter.LeakyShaping:
 		s = fmt.Sprintf("leaky_shaping %g/s burst=%d", c.Rate, c.Burst)
 		if c.QueueUnbounded {
@@ -144,6 +147,9 @@ func (o *Outcome) score() {
 			rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
 		}
 		rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
+		if t.RefillEvery > 0 || inf.RefillS > 0 {
+			rel("refill_s", inf.RefillS, t.RefillEvery.Seconds(), 0.1*t.RefillEvery.Seconds())
+		}
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		rel("limit", float64(inf.Limit), float64(t.Limit), 0.1*float64(t.Limit))
 		if !hidden(t.Window) {

@@ -2,6 +2,7 @@ package limiter
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,10 +49,16 @@ type Config struct {
 	// (burst=unbounded; uber-go/ratelimit): every request is queued and
 	// released 1/Rate after the one before it, however long the backlog.
 	QueueUnbounded bool
-	// Origin anchors an AlignStart grid: windows open at Origin + k·Window
-	// for every integer k, at a phase that does not follow the client (a
-	// server that anchored its grid when it started; the reference server
-	// sets it when it starts). Zero is the wall grid.
+	// RefillEvery, when positive, makes a token_bucket refill in clumps:
+	// Rate·RefillEvery tokens at once at every instant Origin + k·RefillEvery
+	// (older Envoy's tokens_per_fill every fill_interval, bucket4j's
+	// refillIntervally). Zero is the continuous refill.
+	RefillEvery time.Duration
+	// Origin anchors an AlignStart grid, and an interval refill's fill
+	// instants: windows open (fills happen) at Origin + k·Window (k·
+	// RefillEvery) for every integer k, at a phase that does not follow the
+	// client (a server that anchored its grid when it started; the
+	// reference server sets it when it starts). Zero is the wall grid.
 	Origin time.Time
 }
 
@@ -78,6 +85,9 @@ func (c Config) Validate() error {
 		if c.DelayAfter < 0 {
 			return fmt.Errorf("delay must be ≥ 0, got %d", c.DelayAfter)
 		}
+		if err := c.validateRefill(); err != nil {
+			return err
+		}
 	case FixedWindow, SlidingLog, SlidingCounter:
 		if c.Limit < 1 {
 			return fmt.Errorf("%s needs a limit ≥ 1, e.g. limit=100", c.Algo)
@@ -97,6 +107,8 @@ func (c Config) Validate() error {
 		}
 	}
 	switch {
+	case c.RefillEvery != 0 && c.Algo != TokenBucket:
+		return fmt.Errorf("refill=%s applies to token_bucket only (tokens added at once every interval), not %s", c.RefillEvery, c.Algo)
 	case c.Penalty != "" && c.Penalty != PenaltyNone && c.Penalty != PenaltyRestart:
 		return fmt.Errorf("penalty must be %q or %q, got %q", PenaltyNone, PenaltyRestart, c.Penalty)
 	case c.Penalty == PenaltyRestart && c.Algo != FixedWindow:
@@ -141,11 +153,9 @@ func (c *Config) Set(name, value string) error {
 	case "count-rejected":
 		c.CountRejected, err = parseOnOff(name, value)
 	case "block":
-		if d, perr := time.ParseDuration(strings.TrimSpace(value)); perr == nil && d == 0 {
-			c.Block = 0 // block=0s: no block
-			return nil
-		}
-		c.Block, err = parseDuration(name, value)
+		c.Block, err = parseOptionalDuration(name, value) // block=0s: no block
+	case "refill":
+		c.RefillEvery, err = parseOptionalDuration(name, value) // refill=0s: continuous
 	default:
 		return fmt.Errorf("unknown limiter parameter %q", name)
 	}
@@ -153,7 +163,7 @@ func (c *Config) Set(name, value string) error {
 }
 
 // ParamNames are the names Set accepts.
-var paramNames = [...]string{"algo", "rate", "burst", "delay", "limit", "window", "align", "penalty", "count-rejected", "block", "max-inflight"}
+var paramNames = [...]string{"algo", "rate", "burst", "refill", "delay", "limit", "window", "align", "penalty", "count-rejected", "block", "max-inflight"}
 
 // ParamNames lists the parameters Set accepts (a new slice each call).
 func ParamNames() []string { return append([]string(nil), paramNames[:]...) }
@@ -166,6 +176,27 @@ const (
 	// reports (Config.PenaltyKind).
 	PenaltyBlock = "block"
 )
+
+// validateRefill checks a token_bucket's refill interval: positive, and
+// long enough that a fill adds at least one token (a bucket that gains half
+// a request per fill is a slower interval in disguise, and would advertise
+// a Retry-After no single fill keeps).
+func (c Config) validateRefill() error {
+	switch {
+	case c.RefillEvery == 0:
+		return nil
+	case c.RefillEvery < 0:
+		return fmt.Errorf("refill must be a positive duration (or 0s for a continuous refill), got %s", c.RefillEvery)
+	case c.Algo != TokenBucket:
+		return nil // Validate names the family
+	}
+	if per := c.Rate * c.RefillEvery.Seconds(); per < 1-tokenEps {
+		least := time.Duration(math.Ceil(float64(time.Second)/c.Rate/float64(time.Millisecond))) * time.Millisecond
+		return fmt.Errorf("refill=%s at rate=%s adds %.3g tokens per fill, less than one request: make rate × refill at least 1 token (e.g. refill=%s)",
+			c.RefillEvery, FormatRate(c.Rate), per, least)
+	}
+	return nil
+}
 
 // Restarts reports whether a rejected request restarts the window.
 func (c Config) Restarts() bool { return c.Algo == FixedWindow && c.Penalty == PenaltyRestart }
@@ -208,6 +239,15 @@ func parseCount(name, v string) (int, error) {
 		return 0, fmt.Errorf("%s must be ≥ 0, got %d", name, n)
 	}
 	return n, nil
+}
+
+// parseOptionalDuration is parseDuration that also takes 0 (0s, 0ms…): the
+// feature is off.
+func parseOptionalDuration(name, v string) (time.Duration, error) {
+	if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d == 0 {
+		return 0, nil
+	}
+	return parseDuration(name, v)
 }
 
 func parseDuration(name, v string) (time.Duration, error) {

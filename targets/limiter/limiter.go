@@ -89,6 +89,9 @@ func newAlgo(cfg Config) (Limiter, error) {
 	case SlidingCounter:
 		return newSlidingCounter(cfg), nil
 	case TokenBucket:
+		if cfg.RefillEvery > 0 {
+			return newIntervalBucket(cfg), nil
+		}
 		return newTokenBucket(cfg), nil
 	case LeakyShaping:
 		return newLeakyShaping(cfg), nil

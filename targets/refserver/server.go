@@ -31,9 +31,10 @@ type Handler struct {
 
 // NewHandler validates opt and builds the handler.
 func NewHandler(opt Options) (*Handler, error) {
-	if c := &opt.Limiter; c.Align == limiter.AlignStart && c.Origin.IsZero() {
-		// The grid is anchored where this server started: a phase the
-		// client cannot know, and that does not follow its requests.
+	if c := &opt.Limiter; (c.Align == limiter.AlignStart || c.RefillEvery > 0) && c.Origin.IsZero() {
+		// The grid (or an interval refill's fill instants) is anchored
+		// where this server started: a phase the client cannot know, and
+		// that does not follow its requests.
 		c.Origin = time.Now()
 	}
 	lim, err := limiter.New(opt.Limiter)
@@ -147,6 +148,11 @@ func (h *Handler) policyWindowSeconds() int {
 		s = c.Window.Seconds()
 	case limiter.TokenBucket:
 		s = float64(c.Burst) / c.Rate
+		if c.RefillEvery > 0 {
+			// Whole fills from empty: a clump lands only at a fill instant.
+			perFill := c.Rate * c.RefillEvery.Seconds()
+			s = math.Ceil(float64(c.Burst)/perFill-1e-9) * c.RefillEvery.Seconds()
+		}
 	case limiter.LeakyShaping:
 		s = float64(c.Burst+1) / c.Rate
 	default:

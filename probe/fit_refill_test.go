@@ -1,0 +1,124 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// simulatedWithVolleys is simulated's probe followed, after each of quiets,
+// by a volley of n, as the plan's silent waits and deciding experiments
+// send: a knocking trace alone, periodic on a virtual clock, lets a
+// counting sliding log mimic clumps.
+func simulatedWithVolleys(t *testing.T, cfg limiter.Config, burstAt, traceEvery time.Duration, n int, quiets ...time.Duration) *Observation {
+	t.Helper()
+	obs := simulated(t, cfg, epoch, burstAt, traceEvery)
+	lim, err := limiter.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range obs.Results { // the same decisions, to reach the same state
+		lim.Allow("", epoch.Add(r.Sent+obs.RTT/2))
+	}
+	for _, quiet := range quiets {
+		at := obs.Results[len(obs.Results)-1].Sent + quiet
+		for range n {
+			status := 429
+			if lim.Allow("", epoch.Add(at+obs.RTT/2)).Allowed {
+				status = 200
+			}
+			obs.Results = append(obs.Results, attack.Result{Seq: len(obs.Results) + 1, Phase: phaseSplit, Scheduled: at, Sent: at,
+				FirstByte: at + obs.RTT, Done: at + obs.RTT, Status: status})
+			at += splitVolleyGap
+		}
+	}
+	return obs
+}
+
+// A bucket of 20 refilled with 10 tokens every second, at fill instants
+// 370 ms past each of the probe's seconds: no continuous bucket or window
+// explains the clumps, so the fit searches interval refills and names the
+// interval, the tokens per fill and the phase.
+func TestInferIntervalRefilledBucket(t *testing.T) {
+	truth := limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20, RefillEvery: time.Second, Origin: epoch.Add(-time.Hour + 370*time.Millisecond)}
+	obs := simulatedWithVolleys(t, truth, time.Second+30*time.Millisecond, 50*time.Millisecond, 25, 2*time.Second)
+	inf := Infer(obs)
+	if inf.Family != limiter.TokenBucket || inf.RefillS != 1 || inf.PhaseS == nil || inf.Explained != inf.Decisions {
+		t.Fatalf("inferred %s (refill_s %v, %d of %d explained)", inf.Summary(), inf.RefillS, inf.Explained, inf.Decisions)
+	}
+	if inf.Burst != 20 || inf.RatePerS < 9.5 || inf.RatePerS > 10.5 || *inf.PhaseS < 0.35 || *inf.PhaseS > 0.39 {
+		t.Fatalf("parameters: %s", inf.Summary())
+	}
+	ev := strings.Join(inf.Evidence, "\n")
+	if !strings.Contains(ev, "capacity returns in clumps of 10 every 1 s (interval refill at phase 0.3") || !strings.Contains(ev, "not continuously") {
+		t.Fatalf("evidence %q", inf.Evidence)
+	}
+	// The model the inference names replays the run as the fit scored it.
+	cfg, err := inf.Model()
+	if err != nil || cfg.RefillEvery <= 0 {
+		t.Fatalf("model %+v: %v", cfg, err)
+	}
+	if r, _ := Replay(obs, cfg); r.Mismatches != 0 {
+		t.Fatalf("model replays %d mismatches", r.Mismatches)
+	}
+	// A continuous bucket at the same rate is not called interval-refilled:
+	// the refill search runs only when the plain models fail.
+	plain := truth
+	plain.RefillEvery, plain.Origin = 0, time.Time{}
+	if p := Infer(simulatedWithVolleys(t, plain, time.Second+30*time.Millisecond, 50*time.Millisecond, 25, 2*time.Second)); p.Family != limiter.TokenBucket || p.RefillS != 0 {
+		t.Fatalf("a continuous bucket inferred %s", p.Summary())
+	}
+}
+
+// When every fill is the whole capacity, a bucket refilled every W is a
+// fixed window anchored at the server's start: either answer is right if
+// its numbers are.
+func TestInferWholeFillsAsEitherFamily(t *testing.T) {
+	truth := limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 10, RefillEvery: time.Second, Origin: epoch.Add(-time.Hour + 620*time.Millisecond)}
+	// Two volleys 0.55 s apart, between two fills: a window of 10 per 0.5 s
+	// would admit both.
+	inf := Infer(simulatedWithVolleys(t, truth, time.Second+30*time.Millisecond, 50*time.Millisecond, 15, 1200*time.Millisecond, 550*time.Millisecond))
+	switch inf.Family {
+	case limiter.TokenBucket:
+		if inf.RefillS != 1 || inf.Burst != 10 || inf.RatePerS < 9.5 || inf.RatePerS > 10.5 {
+			t.Fatalf("inferred %s", inf.Summary())
+		}
+	case limiter.FixedWindow:
+		if inf.Alignment != limiter.AlignStart || inf.Limit != 10 || inf.WindowS < 0.98 || inf.WindowS > 1.02 {
+			t.Fatalf("inferred %s", inf.Summary())
+		}
+	default:
+		t.Fatalf("inferred %s", inf.Summary())
+	}
+	if inf.PhaseS == nil || *inf.PhaseS < 0.6 || *inf.PhaseS > 0.64 {
+		t.Fatalf("phase: %s", inf.Summary())
+	}
+}
+
+// A fixed window anchored at the server's start is the same limiter as a
+// bucket refilled whole every window: when both explain the run, the
+// window is named (the simpler model), not the interval refill.
+func TestStartAlignedWindowIsNotCalledAnIntervalRefill(t *testing.T) {
+	truth := limiter.Config{Algo: limiter.FixedWindow, Limit: 20, Window: 2 * time.Second, Align: limiter.AlignStart, Origin: epoch.Add(-time.Hour + 300*time.Millisecond)}
+	obs := simulatedWithVolleys(t, truth, time.Second+30*time.Millisecond, 50*time.Millisecond, 25, 1500*time.Millisecond)
+	evs := obs.events()
+	h := obs.hypotheses()
+	var tb []Candidate
+	for _, f := range fitAll(evs, h, obs.RTT) {
+		if f.family == limiter.TokenBucket {
+			tb = f.best
+		}
+	}
+	// The refill search finds the twin …
+	if iv := fitIntervalRefill(evs, h, tb, obs.RTT); len(iv) == 0 || iv[0].Mismatches != 0 {
+		t.Fatalf("no interval refill explains the start-aligned window (%d candidates)", len(iv))
+	}
+	// … and the inference still names the window, the bucket listed as
+	// equivalent.
+	if inf := Infer(obs); inf.Family != limiter.FixedWindow || inf.Alignment != limiter.AlignStart || inf.RefillS != 0 {
+		t.Fatalf("inferred %s", inf.Summary())
+	}
+}
