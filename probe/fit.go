@@ -3,6 +3,7 @@ package probe
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,13 @@ const minReplaysPerWorker = 64
 // fitFamily replays every config (at each of its clock offsets) and returns
 // the best ones (all that tie for the fewest mismatches).
 func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidate {
+	return fitFamilyWithin(evs, cfgs, rtt, 0)
+}
+
+// fitFamilyWithin is fitFamily keeping every candidate within margin
+// mismatches of the best, best first: a coarse grid's nearest point to the
+// truth may miss a decision or two that a finer one explains.
+func fitFamilyWithin(evs []event, cfgs []limiter.Config, rtt time.Duration, margin int) []Candidate {
 	unc := decisionUncertainty(rtt)
 	// Replays are independent: split the grid into contiguous chunks, one
 	// per CPU, sharing the best mismatch count found so far as the bound,
@@ -49,13 +57,14 @@ func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidat
 					offsets = replayOffsets(c, rtt)
 				}
 				for _, off := range offsets {
-					m := replay(evs, c, off, unc, min(best, int(shared.Load())), nil)
+					m := replay(evs, c, off, unc, min(best, int(shared.Load()))+margin, nil)
 					if m < best {
-						best, out = m, out[:0]
+						best = m
+						out = slices.DeleteFunc(out, func(c Candidate) bool { return c.Mismatches > m+margin })
 						for cur := shared.Load(); int64(m) < cur && !shared.CompareAndSwap(cur, int64(m)); cur = shared.Load() {
 						}
 					}
-					if m == best {
+					if m <= best+margin {
 						out = append(out, Candidate{Config: c, Mismatches: m, Scored: len(evs), Offset: off})
 					}
 				}
@@ -68,10 +77,13 @@ func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidat
 	var out []Candidate
 	for _, part := range parts {
 		for _, c := range part {
-			if c.Mismatches == best {
+			if c.Mismatches <= best+margin {
 				out = append(out, c)
 			}
 		}
+	}
+	if margin > 0 {
+		slices.SortStableFunc(out, func(a, b Candidate) int { return a.Mismatches - b.Mismatches })
 	}
 	return out
 }

@@ -33,9 +33,15 @@ const (
 	countingWindowStep = 1.0905
 	startPhases        = 20
 	startRefine        = 10
-	startSeeds         = 4
-	startWindowStep    = 0.01
-	startWindowSteps   = 6
+	startSeeds         = 24
+	// startCoarseMargin: coarse candidates this many mismatches behind the
+	// best are refined too.
+	startCoarseMargin = 2
+	// startGridSteps: windows either side of each plain fit's, across
+	// startSpread (2.5% apart).
+	startGridSteps   = 10
+	startWindowStep  = 0.01
+	startWindowSteps = 6
 )
 
 // fitStartAligned returns the best start-aligned candidates of family
@@ -54,13 +60,35 @@ func fitStartAligned(evs []event, h hypotheses, family string, plain []Candidate
 			near = append(near, c.Config.Window)
 		}
 	}
-	windows := near
+	// The burst's capacity is a limit too: a plain model that misplaced
+	// the boundaries may have fitted another.
+	for _, c := range h.capacities {
+		for d := -1; d <= 1; d++ {
+			if l := c + d; l >= 1 && !slices.Contains(limits, l) {
+				limits = append(limits, l)
+			}
+		}
+	}
+	// Windows: the plain fits', the common ones near them, and a grid
+	// across the spread around each (a plain model fitted to a grid of
+	// another phase misjudges the window as well).
+	windows := slices.Clone(near)
+	addWindow := func(w time.Duration) {
+		if w = w.Round(windowResolution); w > 0 && !slices.Contains(windows, w) {
+			windows = append(windows, w)
+		}
+	}
 	for _, w := range commonWindows {
 		for _, n := range near {
 			if math.Abs(w.Seconds()-n.Seconds()) <= startSpread*n.Seconds() {
-				windows = append(windows, w)
+				addWindow(w)
 				break
 			}
+		}
+	}
+	for _, n := range near {
+		for k := -startGridSteps; k <= startGridSteps; k++ {
+			addWindow(time.Duration(float64(n) * (1 + startSpread*float64(k)/startGridSteps)))
 		}
 	}
 	type pair struct {
@@ -121,11 +149,19 @@ func fitStartAligned(evs []event, h hypotheses, family string, plain []Candidate
 			cfgs = append(cfgs, limiter.Config{Algo: family, Limit: p.l, Window: p.w, Align: limiter.AlignStart, Origin: ref.Add(ph), CountRejected: true})
 		}
 	}
-	best := fitFamily(evs, cfgs, rtt)
-	// Finer phases around the best coarse ones: a boundary is located to
-	// the trace's resolution, far below a twentieth of a window.
+	coarse := fitFamilyWithin(evs, cfgs, rtt, startCoarseMargin)
+	var best []Candidate
+	for _, c := range coarse {
+		if c.Mismatches == coarse[0].Mismatches {
+			best = append(best, c)
+		}
+	}
+	// Finer phases around the best coarse ones, and those a decision or
+	// two behind: a boundary is located to the trace's resolution, far
+	// below a twentieth of a window, and the coarse point nearest the
+	// truth may sit on the wrong side of one.
 	var fine []limiter.Config
-	for i, c := range best {
+	for i, c := range coarse {
 		if i == startSeeds {
 			break
 		}
