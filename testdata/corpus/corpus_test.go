@@ -3,6 +3,8 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -93,7 +95,13 @@ func probeEntry(t *testing.T, e Entry) row {
 		r.err = err
 		return r
 	}
-	res, err := probe.Run(ctx, req, probe.Options{MaxTime: e.MaxTime, Target: e.Name})
+	// CORPUS_RESULTS=DIR keeps each probe's results stream there, for
+	// `ratecheck report` to re-infer and chart.
+	var results string
+	if dir := os.Getenv("CORPUS_RESULTS"); dir != "" {
+		results = filepath.Join(dir, strings.NewReplacer(" ", "_", "/", "-").Replace(e.Name)+".jsonl")
+	}
+	res, err := probe.Run(ctx, req, probe.Options{MaxTime: e.MaxTime, Target: e.Name, ResultsFile: results})
 	if err != nil {
 		r.err = err
 		return r

@@ -45,6 +45,17 @@ func Judge(t Truth, inf probe.Inference) Judgement {
 		case "token_bucket":
 			rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
 			rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
+			// An interval refill must be named with its interval, unless
+			// each fill is a single token: then it is a continuous
+			// refill to within one tick, and either answer is right.
+			switch {
+			case t.Refill > 0 && inf.RefillS > 0:
+				rel("refill", inf.RefillS, t.Refill.Seconds(), 0.1*t.Refill.Seconds())
+			case t.Refill > 0 && t.Rate*t.Refill.Seconds() >= 2:
+				j.ParamErrs = append(j.ParamErrs, fmt.Sprintf("continuous refill, truth %g tokens at once every %s", t.Rate*t.Refill.Seconds(), t.Refill))
+			case t.Refill == 0 && inf.RefillS > 0:
+				j.ParamErrs = append(j.ParamErrs, fmt.Sprintf("interval refill every %g s, truth continuous", inf.RefillS))
+			}
 		case "leaky_shaping":
 			rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
 			if t.Queue == "unbounded" && inf.Queue != "unbounded" {
@@ -117,6 +128,9 @@ func (j Judgement) Sure() bool {
 func Inferred(inf probe.Inference) string {
 	switch inf.Family {
 	case "token_bucket":
+		if inf.RefillS > 0 {
+			return fmt.Sprintf("token_bucket %.3g/s b=%d refill=%gs", inf.RatePerS, inf.Burst, inf.RefillS)
+		}
 		return fmt.Sprintf("token_bucket %.3g/s b=%d", inf.RatePerS, inf.Burst)
 	case "leaky_shaping":
 		if inf.Queue == "unbounded" {

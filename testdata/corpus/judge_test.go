@@ -20,6 +20,8 @@ func TestJudge(t *testing.T) {
 	pacer := Truth{Family: "leaky_shaping", Rate: 20, Queue: "unbounded"}
 	counting := Truth{Family: "sliding_counter", Limit: 20, Window: 4 * time.Second, Align: "first", CountsRejected: true}
 	yes, no := true, false
+	clumps := Truth{Family: "token_bucket", Rate: 10, Burst: 20, Refill: 500 * time.Millisecond}
+	ticks := Truth{Family: "token_bucket", Rate: 10, Burst: 15, Refill: 100 * time.Millisecond}
 	for _, tc := range []struct {
 		name  string
 		truth Truth
@@ -42,6 +44,10 @@ func TestJudge(t *testing.T) {
 		{"a pacer called none", pacer, probe.Inference{Family: "none", Confidence: 0.85}, WrongSure, true},
 		{"a pacer named with its queue", pacer, probe.Inference{Family: "leaky_shaping", RatePerS: 19.9, Queue: "unbounded", Confidence: 0.85}, NamedRight, false},
 		{"a pacer given a bounded queue", pacer, probe.Inference{Family: "leaky_shaping", RatePerS: 19.9, Burst: 40, Confidence: 0.6}, ParamsOff, false},
+		{"an interval refill named with its interval", clumps, probe.Inference{Family: "token_bucket", RatePerS: 10, Burst: 20, RefillS: 0.5, Confidence: 0.9}, NamedRight, false},
+		{"clumps of five called continuous", clumps, probe.Inference{Family: "token_bucket", RatePerS: 10, Burst: 20, Confidence: 0.6}, ParamsOff, false},
+		{"one token per tick called continuous", ticks, probe.Inference{Family: "token_bucket", RatePerS: 10, Burst: 15, Confidence: 0.9}, NamedRight, false},
+		{"a continuous bucket given an interval", tb, probe.Inference{Family: "token_bucket", RatePerS: 10, Burst: 20, RefillS: 1, Confidence: 0.6}, ParamsOff, false},
 		{"denied attempts that count, named", counting, probe.Inference{Family: "sliding_counter", Limit: 20, WindowS: 4, CountsRejected: &yes, Confidence: 0.9}, NamedRight, false},
 		{"denied attempts that count, missed", counting, probe.Inference{Family: "sliding_counter", Limit: 20, WindowS: 4, CountsRejected: &no, Confidence: 0.6}, ParamsOff, false},
 	} {

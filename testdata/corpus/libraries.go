@@ -94,7 +94,7 @@ func tollboothBucket() Entry {
 func jujuRate() Entry {
 	return Entry{
 		Name: "juju rate", Source: "github.com/juju/ratelimit v1.0.2",
-		Truth:   Truth{Family: "token_bucket", Rate: 10, Burst: 15, Refill: 100 * time.Millisecond, Outside: "interval refill (one token per 100 ms tick)"},
+		Truth:   Truth{Family: "token_bucket", Rate: 10, Burst: 15, Refill: 100 * time.Millisecond},
 		MaxTime: budget(0),
 		Start: func(context.Context) (string, func() error, error) {
 			b := ratelimit.NewBucketWithRate(10, 15)
@@ -117,7 +117,7 @@ func jujuRate() Entry {
 func jujuInterval() Entry {
 	return Entry{
 		Name: "juju interval", Source: "github.com/juju/ratelimit v1.0.2",
-		Truth:   Truth{Family: "token_bucket", Rate: 10, Burst: 20, Refill: 500 * time.Millisecond, Outside: "interval refill"},
+		Truth:   Truth{Family: "token_bucket", Rate: 10, Burst: 20, Refill: 500 * time.Millisecond},
 		MaxTime: budget(0),
 		Start: func(context.Context) (string, func() error, error) {
 			b := ratelimit.NewBucketWithQuantum(500*time.Millisecond, 20, 5)
