@@ -171,7 +171,8 @@ func (o *Outcome) score() {
 
 // demoTargets are one built-in target per family, then one per variant (a
 // counter that counts denied attempts, a pacer, a grid anchored at the
-// server's start, a window restarted by every over-limit request), small
+// server's start, a window restarted by every over-limit request, a bucket
+// refilled in clumps), small
 // enough that the whole demo takes two or three minutes. (A key blocked
 // after a rejection for longer than its refill is a first-aligned fixed
 // window in disguise: named, but never with the confidence a demo row
@@ -188,6 +189,7 @@ var demoTargets = [...]string{
 	"builtin:leaky_shaping?rate=20/s&burst=unbounded",
 	"builtin:sliding_counter?limit=24&window=4s&align=start",
 	"builtin:fixed_window?limit=10&window=2s&penalty=restart",
+	"builtin:token_bucket?rate=10/s&burst=20&refill=1s",
 }
 
 // DemoTargets are the demo's targets (a new slice each call).
