@@ -78,33 +78,64 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 			p.note("silent waits not run: no rejection to wait out")
 			return
 		}
-		if at, ok := retryAfterOf(p.e.Start(), r); ok {
-			// The rejection waited out may have come late in its lockout,
-			// where even a too-short Retry-After ends after it. When the
-			// silent retry was admitted, a second wait starts from a fresh
-			// exhaustion, at the start of a lockout, where a too-short value
-			// shows.
-			if w := p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After"); w != nil && w.Admitted() {
-				if r2 := p.rejectionOfKey(ctx); r2 != nil {
-					if at2, ok := retryAfterOf(p.e.Start(), r2); ok {
-						p.silentRetry(ctx, r2, at2, phaseRetryWait, "Retry-After")
-					}
-				}
-			}
+		// The Retry-After wait first. The rejection waited out may have
+		// come late in its lockout, where even a too-short Retry-After
+		// ends after it; when the silent retry was admitted, a second wait
+		// starts from a fresh exhaustion, at the start of a lockout, where
+		// a too-short value shows — last, and only within the probe's
+		// natural length (it costs a whole lockout).
+		var retried *attack.Result
+		at, hasRA := retryAfterOf(p.e.Start(), r)
+		if hasRA {
+			retried = p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After")
 		} else {
 			p.note("silent wait for Retry-After not run: seq %d carried no readable Retry-After", r.Seq)
 		}
-		if r = p.rejectionOfKey(ctx); r == nil {
-			p.note("silent wait for Reset not run: no rejection to wait out")
+		// The Reset wait. When the same rejection's reset falls before the
+		// silent retry was sent, that retry was the key's next request
+		// after it in silence too: it tested the reset (grade's
+		// reset.accurate reads the key's next request, whatever its phase).
+		reset, hasReset := resetOf(p.e.Start(), r)
+		switch {
+		case !hasReset:
+			p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
+		case retried != nil && !p.e.Start().Add(retried.Sent).Before(reset):
+		default:
+			if r = p.rejectionOfKey(ctx); r == nil {
+				p.note("silent wait for Reset not run: no rejection to wait out")
+				break
+			}
+			if at, ok := resetOf(p.e.Start(), r); ok {
+				p.silentRetry(ctx, r, at, phaseResetWait, "Reset")
+			} else {
+				p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
+			}
+		}
+		if retried == nil || !retried.Admitted() {
 			return
 		}
-		if at, ok := resetOf(p.e.Start(), r); ok {
-			p.silentRetry(ctx, r, at, phaseResetWait, "Reset")
-		} else {
-			p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
+		r2 := p.rejectionOfKey(ctx)
+		if r2 == nil {
+			return
+		}
+		if at2, ok := retryAfterOf(p.e.Start(), r2); ok {
+			if wake := max(at2.Sub(p.e.Start()), r2.Done) + p.calibrationRTT() + silentMargin; wake > p.naturalLength(at2.Sub(p.e.Start().Add(r2.Done))) {
+				p.note("second silent wait for Retry-After not run: it would take the probe past %.0f s, its natural length", p.naturalLength(0).Seconds())
+				return
+			}
+			p.silentRetry(ctx, r2, at2, phaseRetryWait, "Retry-After")
 		}
 	}
 }
+
+// naturalLength is how long a probe should take: max(20 s, 3 windows) of
+// the longest window the headers or a wait named (span).
+func (p *planner) naturalLength(span time.Duration) time.Duration {
+	return max(naturalMin, 3*max(p.hintWindow, span))
+}
+
+// naturalMin is the shortest natural length of a probe.
+const naturalMin = 20 * time.Second
 
 // silentRetry sleeps until at (and at least until r completed) plus the
 // margin, sending nothing, then sends one request in phase and returns it
