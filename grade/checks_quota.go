@@ -321,12 +321,28 @@ func (v *view) nextAlone(i int) (*res, bool) {
 
 // silentNext returns the key's next request after v.rs[i] when it is a
 // test of what v.rs[i] said about waiting: sent after every earlier request
-// of the key completed (nothing in flight, nothing sent in between), and
-// not one of a burst, whose members take capacity from each other.
+// of the key completed (nothing in flight, nothing sent in between),
+// complete before the key's next one was sent (a volley's later requests
+// may reach the server first on a loaded machine and take the capacity),
+// and not one of a burst, whose members take capacity from each other.
 func (v *view) silentNext(i int) *res {
 	n, clear := v.nextAlone(i)
 	if n == nil || !clear || isBurst(n.Phase) {
 		return nil
+	}
+	for j := i + 1; j < len(v.rs); j++ {
+		if v.rs[j] != n {
+			continue
+		}
+		for k := j + 1; k < len(v.rs); k++ {
+			if m := v.rs[k]; m.Key == n.Key {
+				if m.Sent < n.Done {
+					return nil
+				}
+				break
+			}
+		}
+		break
 	}
 	return n
 }
