@@ -171,6 +171,8 @@ func (s *Stream) discard() {
 	os.Remove(s.f.Name())
 }
 
+// resultLine is a result's line in the file: appendResultLine writes it
+// without reflection (streamline.go).
 type resultLine struct {
 	Type string `json:"type"`
 	*Result
@@ -190,13 +192,16 @@ func (s *Stream) loop() {
 	defer close(s.done)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	var line []byte // reused for every result
 	for {
 		select {
 		case r, ok := <-s.ch:
 			if !ok {
 				return
 			}
-			s.setErr(s.writeLine(resultLine{Type: "result", Result: r}))
+			line = appendResultLine(line[:0], r) // streamline.go
+			_, err := s.w.Write(line)
+			s.setErr(err)
 			s.count++
 		case <-tick.C:
 			s.setErr(s.w.Flush())
