@@ -1,4 +1,4 @@
-//go:build linux && !race
+//go:build linux
 
 package attack
 
@@ -24,10 +24,10 @@ import (
 // wake-ups, scheduling, futex wake-ups). A raw call keeps the P; the CPU
 // is busy on the caller's behalf anyway.
 //
-// Not under the race detector: net's reads and writes tell it that a
-// write happens before the read that receives it (so a test may read what
-// its server recorded before answering), and raw calls cannot; there
-// rawtcp_other.go's net connection is used.
+// Not used under the race detector (rawTCPOn, rawtcp_race.go): net's
+// reads and writes tell it that a write happens before the read that
+// receives it (so a test may read what its server recorded before
+// answering), and raw calls cannot. Its own tests run there too.
 type rawTCP struct {
 	*net.TCPConn
 	rc syscall.RawConn
@@ -47,15 +47,27 @@ type rawCall struct {
 	errno syscall.Errno
 }
 
-// newRawTCP wraps c; with no raw access it returns c unchanged.
+// newRawTCP is the connection the clients use for c: c wrapped, unless
+// under the race detector or without raw access.
 func newRawTCP(c *net.TCPConn) net.Conn {
-	rc, err := c.SyscallConn()
-	if err != nil {
+	if !rawTCPOn {
 		return c
 	}
-	r := &rawTCP{TCPConn: c, rc: rc}
+	if r, ok := wrapRawTCP(c); ok {
+		return r
+	}
+	return c
+}
+
+// wrapRawTCP wraps c; ok is false when c gives no raw access.
+func wrapRawTCP(c *net.TCPConn) (r *rawTCP, ok bool) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, false
+	}
+	r = &rawTCP{TCPConn: c, rc: rc}
 	r.readFn, r.writeFn = r.read, r.write
-	return r
+	return r, true
 }
 
 func (r *rawTCP) read(fd uintptr) bool {

@@ -1,4 +1,4 @@
-//go:build linux && !race
+//go:build linux
 
 package attack
 
@@ -29,9 +29,9 @@ func rawPair(t *testing.T) (*rawTCP, *net.TCPConn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close(); s.Close() })
-	r, ok := newRawTCP(c.(*net.TCPConn)).(*rawTCP)
+	r, ok := wrapRawTCP(c.(*net.TCPConn))
 	if !ok {
-		t.Fatal("newRawTCP did not wrap the connection")
+		t.Fatal("no raw access to a TCP connection")
 	}
 	return r, s.(*net.TCPConn)
 }
