@@ -36,7 +36,7 @@ import (
 // maxHeldSleep bounds a sleep that holds its P: it is how long the other
 // goroutines make do with one P less, and how long a stop-the-world can
 // wait for the sleeper.
-const maxHeldSleep = 500 * time.Microsecond
+const maxHeldSleep = 1 * time.Millisecond
 
 // behindLimit is how many consecutive shots may find nothing to wait for
 // before the dispatcher leaves real-time priority.
