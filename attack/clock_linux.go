@@ -44,7 +44,7 @@ func heldSleep(d time.Duration) {
 // the same machine woken by the first writes cannot preempt the rest. It
 // needs CAP_SYS_NICE or an RLIMIT_RTPRIO above 0; ok is false (and nothing
 // changed) otherwise. leave restores the normal policy, which never needs a
-// privilege.
+// privilege, and the pacing threads' fine timer slack.
 func enterRealtime() (leave func(), ok bool) {
 	fifo := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
 	if unix.SchedSetAttr(0, &fifo, 0) != nil {
@@ -53,6 +53,10 @@ func enterRealtime() (leave func(), ok bool) {
 	return func() {
 		normal := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
 		_ = unix.SchedSetAttr(0, &normal, 0)
+		// The kernel zeroes a real-time thread's timer slack and gives it
+		// the default 50 µs back when it leaves: a pacing thread (every
+		// caller) needs its 1 ns again.
+		setFineTimerSlack()
 	}, true
 }
 

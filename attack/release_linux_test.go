@@ -195,3 +195,33 @@ func TestPacingRealtimeWhileAhead(t *testing.T) {
 		}
 	})
 }
+
+// A pacing thread that held real-time priority and left it sleeps with its
+// 1 ns timer slack again (the kernel resets a thread's slack when it
+// leaves a real-time policy). The thread is retired after: its goroutine
+// ends locked.
+func TestLeavingRealtimeKeepsFineTimerSlack(t *testing.T) {
+	slack := make(chan string, 1)
+	go func() {
+		lockPacingThread()
+		leave, ok := enterRealtime()
+		leave()
+		if !ok {
+			slack <- "not permitted"
+			return
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(unix.Gettid()) + "/timerslack_ns")
+		if err != nil {
+			slack <- err.Error()
+			return
+		}
+		slack <- strings.TrimSpace(string(b))
+	}()
+	switch s := <-slack; s {
+	case "1":
+	case "not permitted":
+		t.Skip("this process may not use real-time priority")
+	default:
+		t.Fatalf("timer slack after leaving real-time priority: %s, want 1", s)
+	}
+}
