@@ -44,8 +44,9 @@ func heldSleep(d time.Duration) {
 // the same machine woken by the first writes cannot preempt the rest. It
 // needs CAP_SYS_NICE or an RLIMIT_RTPRIO above 0; ok is false (and nothing
 // changed) otherwise. leave restores the normal policy, which never needs a
-// privilege, and the pacing threads' fine timer slack.
+// privilege, and the thread's timer slack (a pacing thread's 1 ns).
 func enterRealtime() (leave func(), ok bool) {
+	slack, slackErr := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
 	fifo := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 1}
 	if unix.SchedSetAttr(0, &fifo, 0) != nil {
 		return func() {}, false
@@ -54,9 +55,11 @@ func enterRealtime() (leave func(), ok bool) {
 		normal := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
 		_ = unix.SchedSetAttr(0, &normal, 0)
 		// The kernel zeroes a real-time thread's timer slack and gives it
-		// the default 50 µs back when it leaves: a pacing thread (every
-		// caller) needs its 1 ns again.
-		setFineTimerSlack()
+		// the default 50 µs back when it leaves: a pacing thread needs its
+		// 1 ns again.
+		if slackErr == nil && slack > 0 {
+			_ = unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(slack), 0, 0, 0)
+		}
 	}, true
 }
 
