@@ -165,8 +165,11 @@ func TestSteadyAndResultsStream(t *testing.T) {
 	if len(rec.Results) != 200 || rec.End == nil || rec.End.Requests != 200 || rec.Header.Profile != "steady" {
 		t.Fatalf("stream: %d results, end %+v, header %+v", len(rec.Results), rec.End, rec.Header)
 	}
+	// A shot within batchWindow of its instant counts as due (clock.go):
+	// a dispatcher quick from its wake-up to the write sends it that much
+	// early, never more.
 	for i, r := range rec.Results {
-		if r.Scheduled%(5*time.Millisecond) != 0 || r.Sent < r.Scheduled {
+		if r.Scheduled%(5*time.Millisecond) != 0 || r.Sent < r.Scheduled-batchWindow {
 			t.Fatalf("result %d: scheduled %v sent %v: not on the 5 ms grid or sent early", i, r.Scheduled, r.Sent)
 		}
 	}

@@ -39,7 +39,11 @@ func init() { wakeLead.Store(int64(10 * time.Microsecond)) }
 // waitUntil blocks until t (monotonic) or ctx ends; it reports whether t was
 // reached. Callers that wait repeatedly (the dispatcher) should run on a
 // pacing thread (onPacingThread) so the timer slack setting applies.
-func waitUntil(ctx context.Context, t time.Time) bool {
+func waitUntil(ctx context.Context, t time.Time) bool { return waitUntilWith(ctx, t, preciseSleep) }
+
+// waitUntilWith is waitUntil with the high-resolution sleep given (the
+// dispatcher's, see pacingPriority.sleep).
+func waitUntilWith(ctx context.Context, t time.Time, sleep func(time.Duration)) bool {
 	for {
 		d := time.Until(t)
 		lead := time.Duration(wakeLead.Load())
@@ -58,7 +62,7 @@ func waitUntil(ctx context.Context, t time.Time) bool {
 			}
 		case d > lead:
 			aim := t.Add(-lead)
-			preciseSleep(d - lead)
+			sleep(d - lead)
 			// Follow the kernel's actual wake-up lateness (weight 1/8).
 			late := min(max(time.Since(aim), minWakeLead), maxWakeLead)
 			wakeLead.Store(int64(lead + (late-lead)/8))

@@ -17,6 +17,9 @@ func preciseSleep(d time.Duration) {
 	}
 }
 
+// heldSleep is preciseSleep (Linux-only: see clock_linux.go).
+func heldSleep(d time.Duration) { preciseSleep(d) }
+
 // enterRealtime is Linux-only; elsewhere bursts are released at normal
 // priority.
 func enterRealtime() (leave func(), ok bool) { return func() {}, false }

@@ -26,9 +26,11 @@
 //
 // Files: run.go (the entry point), validate.go (refusals before sending),
 // clock.go (precise waits, pacing threads), request.go (the request
-// template), h1.go, tls.go and h2.go (the clients), pool.go (connections),
-// pacer.go (paced sends), release.go (bursts), cpu.go (the run's CPU),
-// result.go and stream.go (the results record and its JSON Lines file),
+// template), h1.go, tls.go and h2.go (the clients), rawtcp_linux.go (TCP
+// reads and writes that keep the runtime's P), pool.go (connections),
+// pacer.go (paced sends), pacingpriority.go (the dispatcher's real-time
+// priority), release.go (bursts), cpu.go (the run's CPU), result.go,
+// stream.go and streamline.go (the results record and its JSON Lines file),
 // metrics.go (HDR aggregation), engine.go (the engine, budgets) and one file
 // per profile.
 package attack

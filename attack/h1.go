@@ -57,6 +57,7 @@ func (h *h1conn) dial(ctx context.Context) error {
 	}
 	if tc, ok := raw.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
+		raw = newRawTCP(tc) // rawtcp_linux.go
 	}
 	c, rec := raw, (*recordingConn)(nil)
 	if h.tlsConf != nil {

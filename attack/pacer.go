@@ -62,9 +62,13 @@ func (e *Engine) dispatch(ctx context.Context, n int, plan func(i int) Shot) {
 	stop := context.AfterFunc(ctx, p.expireAll) // Ctrl-C must not wait out a slow server
 	p.stop = func() { stop() }
 	defer p.end()
+	prio := newPacingPriority() // pacingpriority.go
+	defer prio.end()
 	for i := 0; i < n; i++ {
 		s := plan(i)
-		if !waitUntil(ctx, e.start.Add(s.At)) || !e.take() {
+		at := e.start.Add(s.At)
+		prio.before(time.Until(at))
+		if !waitUntilWith(ctx, at, prio.sleep) || !e.take() {
 			return
 		}
 		select {
@@ -295,9 +299,13 @@ func (p *pacer) expireAll() {
 // completes it.
 func (e *Engine) dispatchH2(ctx context.Context, n int, plan func(i int) Shot) {
 	e.h2.warm(ctx)
+	prio := newPacingPriority()
+	defer prio.end()
 	for i := 0; i < n; i++ {
 		s := plan(i)
-		if !waitUntil(ctx, e.start.Add(s.At)) || !e.take() {
+		at := e.start.Add(s.At)
+		prio.before(time.Until(at))
+		if !waitUntilWith(ctx, at, prio.sleep) || !e.take() {
 			return
 		}
 		select {

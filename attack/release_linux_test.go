@@ -146,3 +146,82 @@ func TestPacingThreadReused(t *testing.T) {
 		t.Fatalf("20 one-shot jobs ran on %d threads", len(tids))
 	}
 }
+
+// A paced run holds real-time priority while it waits ahead of its shots
+// (when this process may), drops it when it cannot keep up, and leaves its
+// pacing thread — which the next job may reuse — at the normal policy. The
+// plan function runs on the dispatching thread, so it sees the policy the
+// shot before left.
+func TestPacingRealtimeWhileAhead(t *testing.T) {
+	runtime.LockOSThread()
+	leave, permitted := enterRealtime()
+	leave()
+	runtime.UnlockOSThread()
+	srv := startBuiltin(t, "builtin:none")
+	req := mustRequest(t, srv.URL)
+	e := New(req, Options{}, func(*Result) {})
+	ctx := e.Begin(t.Context())
+	const spaced, flat = 10, 200
+	policy := make([]int, spaced+flat)
+	e.Schedule(ctx, spaced+flat, func(i int) Shot {
+		policy[i] = schedPolicy(t)
+		if i < spaced { // 2 ms apart: ahead
+			return Shot{At: time.Duration(i) * 2 * time.Millisecond}
+		}
+		return Shot{At: spaced * 2 * time.Millisecond} // all due at once: behind
+	})
+	e.Wait()
+	e.Finish()
+	want := unix.SCHED_NORMAL
+	if permitted {
+		want = unix.SCHED_FIFO
+	}
+	// Real-time from the second wait ahead on; a stall of the test's
+	// thread may make one wait look behind, so only the later half is held
+	// to it.
+	for i := spaced / 2; i < spaced; i++ {
+		if policy[i] != want {
+			t.Fatalf("shot %d (ahead): policy %d, want %d (real-time permitted: %v)", i, policy[i], want, permitted)
+		}
+	}
+	for i := spaced + behindLimit + 2; i < spaced+flat; i++ {
+		if policy[i] != unix.SCHED_NORMAL {
+			t.Fatalf("shot %d, the %dth with nothing to wait for: policy %d", i, i-spaced, policy[i])
+		}
+	}
+	onPacingThread(func() {
+		if p := schedPolicy(t); p != unix.SCHED_NORMAL {
+			t.Errorf("the next job on a pacing thread runs at policy %d", p)
+		}
+	})
+}
+
+// A pacing thread that held real-time priority and left it sleeps with its
+// 1 ns timer slack again (the kernel resets a thread's slack when it
+// leaves a real-time policy). The thread is retired after: its goroutine
+// ends locked.
+func TestLeavingRealtimeKeepsFineTimerSlack(t *testing.T) {
+	slack := make(chan string, 1)
+	go func() {
+		lockPacingThread()
+		leave, ok := enterRealtime()
+		leave()
+		if !ok {
+			slack <- "not permitted"
+			return
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(unix.Gettid()) + "/timerslack_ns")
+		if err != nil {
+			slack <- err.Error()
+			return
+		}
+		slack <- strings.TrimSpace(string(b))
+	}()
+	switch s := <-slack; s {
+	case "1":
+	case "not permitted":
+		t.Skip("this process may not use real-time priority")
+	default:
+		t.Fatalf("timer slack after leaving real-time priority: %s, want 1", s)
+	}
+}
