@@ -31,7 +31,7 @@ type Handler struct {
 
 // NewHandler validates opt and builds the handler.
 func NewHandler(opt Options) (*Handler, error) {
-	if c := &opt.Limiter; c.Align == limiter.AlignStart && c.Origin.IsZero() {
+	if c := &opt.Limiter; c.StartAligned() && c.Origin.IsZero() {
 		// The grid is anchored where this server started: a phase the
 		// client cannot know, and that does not follow its requests.
 		c.Origin = time.Now()
@@ -140,9 +140,16 @@ func (h *Handler) writeQuotaHeaders(hd http.Header, d limiter.Decision, now time
 // policyWindowSeconds is the w= of RateLimit-Policy: the window for window
 // algorithms, the time a bucket takes to refill from empty otherwise.
 func (h *Handler) policyWindowSeconds() int {
-	c := h.opt.Limiter
+	return policyWindow(h.opt.Limiter)
+}
+
+func policyWindow(c limiter.Config) int {
 	var s float64
 	switch c.Algo {
+	case limiter.Tiers:
+		// Two limits: the longer one's window (the quota advertised is
+		// the composition's at once, see limiter.Decision.Limit).
+		return max(policyWindow(c.Tiers[0].Config(c.Origin)), policyWindow(c.Tiers[1].Config(c.Origin)))
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		s = c.Window.Seconds()
 	case limiter.TokenBucket:
