@@ -33,7 +33,12 @@ type Inference struct {
 	Penalty        *Penalty `json:"penalty,omitempty"`
 	Queue          string   `json:"queue,omitempty"` // leaky_shaping: "unbounded" for a pacer that never rejects
 	MaxInflight    int      `json:"max_inflight,omitempty"`
-	Scope          string   `json:"scope"`
+	// Tiers and TiersMode describe family "tiers", two limits on one key
+	// (tiers.go): "all" (every tier must admit) or "either" (the first
+	// admits, else the second, a burst pool).
+	Tiers     []TierFit `json:"tiers,omitempty"`
+	TiersMode string    `json:"tiers_mode,omitempty"`
+	Scope     string    `json:"scope"`
 	// ScopeReason says why Scope is untested; ScopeTrials what each other
 	// identity showed; Spoofable the forged headers that brought capacity
 	// back (scope.go).
@@ -99,11 +104,12 @@ const Inconclusive = "inconclusive"
 var paramCount = map[string]int{
 	limiter.None: 0, limiter.Concurrency: 1, limiter.TokenBucket: 2, limiter.LeakyShaping: 2,
 	limiter.FixedWindow: 2, limiter.SlidingLog: 2, limiter.SlidingCounter: 2,
+	limiter.Tiers: 5, // two tiers' parameters and how they compose
 }
 
 // familyOrder breaks exact ties: the simpler, more common family first.
 var familyOrder = []string{limiter.None, limiter.Concurrency, limiter.TokenBucket, limiter.LeakyShaping,
-	limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter}
+	limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter, limiter.Tiers}
 
 type familyFit struct {
 	family string
@@ -353,6 +359,10 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			}
 		}
 	}
+	if top > equivalenceSlack(len(evs)) {
+		// Two limits on one key (fit_tiers.go).
+		fits = append(fits, familyFit{family: limiter.Tiers, best: fitTiers(evs, h, rtt)})
+	}
 	return fits
 }
 
@@ -499,6 +509,9 @@ func (inf *Inference) setParams(cs []Candidate) {
 		}
 	case limiter.Concurrency:
 		inf.MaxInflight = c.MaxInflight
+	case limiter.Tiers:
+		inf.setTiers(cs) // tiers.go
+		return
 	}
 	switch c.PenaltyKind() {
 	case limiter.PenaltyRestart:
@@ -572,6 +585,8 @@ func (inf Inference) summary() string {
 		return s
 	case limiter.Concurrency:
 		return fmt.Sprintf("concurrency: at most %d in flight", inf.MaxInflight)
+	case limiter.Tiers:
+		return inf.tiersSummary()
 	}
 	s := fmt.Sprintf("%s: limit %d ± %d per %ss ± %ss", inf.Family, inf.Limit, inf.LimitErr, fnum(inf.WindowS), fnum(inf.WindowErrS))
 	if inf.Alignment != "" {
@@ -678,6 +693,8 @@ func (inf Inference) Model() (limiter.Config, error) {
 		c.CountRejected = inf.CountsRejected != nil && *inf.CountsRejected
 	case limiter.Concurrency:
 		c.MaxInflight = inf.MaxInflight
+	case limiter.Tiers:
+		return inf.tiersModel()
 	case limiter.None:
 	default:
 		return c, fmt.Errorf("no model for %q", inf.Family)

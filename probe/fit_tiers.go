@@ -1,0 +1,476 @@
+package probe
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// Two limits on one key (limiter.Tiers): two nginx zones that must both
+// admit, or a steady limit with a burst pool beside it. No single family
+// explains such a run: the burst shows the smaller capacity (all must
+// admit) or the sum of both (either admits), and the trace shows two
+// regimes — the first tier's refill, which stops when the second tier is
+// spent, then the second tier's own return. Like a start grid the search
+// runs only when no single model explains the run, and it is seeded rather
+// than exhaustive: the first tier by single fits of the early part of the
+// run (up to the first long silence of the admissions after the burst),
+// the second by what was admitted in all before that silence and the
+// windows the run suggests. A pool's capacity is what the burst admitted
+// beyond the primary's.
+
+const (
+	// tiersGapFactor: an admission that follows a gap this many times the
+	// early admissions' median spacing starts a new regime.
+	tiersGapFactor = 3
+	// tiersMinGap: shorter gaps are the first tier's own refill.
+	tiersMinGap = 300 * time.Millisecond
+	// tiersSeeds bounds the early fits a second tier is searched with.
+	tiersSeeds = 3
+	// tiersPrimaryCaps bounds the capacities a pool's primary is tried at.
+	tiersPrimaryCaps = 8
+	// tiersLimitSpread is how far either side of the count admitted before
+	// the silence the second tier's capacity is tried.
+	tiersLimitSpread = 3
+)
+
+// tierFit is a family that can be a tier and whether it is searched as the
+// second (slow) tier.
+var tierEarlyFamilies = []string{limiter.TokenBucket, limiter.LeakyShaping, limiter.FixedWindow, limiter.SlidingLog}
+
+// fitTiers returns the best two-tier compositions (all tied), or nil.
+func fitTiers(evs []event, h hypotheses, rtt time.Duration) []Candidate {
+	r := earlyRegime(evs)
+	if r.end < 2 || r.burstAdmitted < 2 {
+		return nil
+	}
+	seeds := earlySeeds(evs[:r.end], r, h, rtt)
+	if len(seeds) == 0 {
+		return nil
+	}
+	windows := tierWindows(evs, r)
+	cfgs := allCandidates(seeds[0], r.admitted, windows)
+	cfgs = append(cfgs, eitherCandidates(seeds[0], windows)...)
+	best := fitFamily(evs, cfgs, rtt)
+	if len(best) == 0 {
+		return nil
+	}
+	// Refine the first tier (every seed, capacity ±1, rate ±1% in 0.5%
+	// steps) with the best second tiers, then the second tier (capacity
+	// ±1, window ±2% in 0.5% steps) with the best first tiers.
+	best = refineTiers(evs, best, rtt, func(c limiter.Config) []limiter.Config {
+		firsts := []limiter.Tier{c.Tiers[0]}
+		for _, s := range seeds[1:] {
+			t := limiter.TierOf(s)
+			setCapacity(&t, capacity(c.Tiers[0]))
+			firsts = append(firsts, t)
+		}
+		var out []limiter.Config
+		for _, f := range firsts {
+			for d := -1; d <= 1; d++ {
+				for k := -2; k <= 2; k++ {
+					t := f
+					setCapacity(&t, capacity(f)+d)
+					if t.Rate == 0 && k != 0 {
+						continue
+					}
+					t.Rate *= 1 + float64(k)*0.005
+					n := c
+					n.Tiers[0] = t
+					out = append(out, n)
+				}
+			}
+		}
+		return out
+	})
+	best = refineTiers(evs, best, rtt, func(c limiter.Config) []limiter.Config {
+		var out []limiter.Config
+		for d := -1; d <= 1; d++ {
+			for k := -windowSteps; k <= windowSteps; k++ {
+				s := c.Tiers[1]
+				setCapacity(&s, capacity(s)+d)
+				switch {
+				case s.Algo == limiter.TokenBucket:
+					s.Rate *= 1 + float64(k)*windowStep
+				case s.Algo == limiter.FixedWindow && s.Align == limiter.AlignWall:
+					if k != 0 {
+						continue
+					}
+				default:
+					s.Window = time.Duration(float64(s.Window) * (1 + float64(k)*windowStep)).Round(windowResolution)
+				}
+				n := c
+				n.Tiers[1] = s
+				out = append(out, n)
+			}
+		}
+		return out
+	})
+	return simplestTiers(best)
+}
+
+// tiersRefineFrom is how many distinct tied compositions a refinement
+// starts from.
+const tiersRefineFrom = 3
+
+// refineTiers replays the variations of the first few best candidates and
+// keeps them if they do at least as well.
+func refineTiers(evs []event, best []Candidate, rtt time.Duration, vary func(limiter.Config) []limiter.Config) []Candidate {
+	var cfgs []limiter.Config
+	seen := map[limiter.Config]bool{}
+	for _, b := range best[:min(len(best), tiersRefineFrom)] {
+		for _, c := range vary(b.Config) {
+			if !seen[c] && c.Validate() == nil {
+				seen[c] = true
+				cfgs = append(cfgs, c)
+			}
+		}
+	}
+	if all := fitFamily(evs, cfgs, rtt); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
+		if all[0].Mismatches == best[0].Mismatches {
+			return append(best, all...)
+		}
+		return all
+	}
+	return best
+}
+
+// regime is the early part of a run: the events up to the last admission
+// before the admissions after the last burst first fell silent.
+type regime struct {
+	end           int       // events in the early part
+	admitted      int       // admitted in it, from the run's start
+	burstAdmitted int       // admitted by the last burst
+	burstAt       time.Time // when the last burst arrived
+	firstAt       time.Time // the run's first admission
+	lockEnd       time.Time // the first admission after the silence; zero if none
+	rates         []float64 // the refill the early admissions after the burst show
+}
+
+// earlyRegime finds where the admissions after the last burst first fall
+// silent (a gap of tiersGapFactor times their median spacing, at least
+// tiersMinGap). Without a silence the early part is the whole run.
+func earlyRegime(evs []event) regime {
+	var r regime
+	last := ""
+	for _, e := range evs {
+		if e.burst != "" {
+			last = e.burst
+		}
+	}
+	start := 0
+	for i, e := range evs {
+		if e.admitted && r.firstAt.IsZero() {
+			r.firstAt = e.at
+		}
+		if e.burst == last && last != "" {
+			start = i + 1
+			r.burstAt = e.at
+			if e.admitted {
+				r.burstAdmitted++
+			}
+		}
+	}
+	var adm []int
+	for i := start; i < len(evs); i++ {
+		if evs[i].admitted {
+			adm = append(adm, i)
+		}
+	}
+	r.end = len(evs)
+	early := adm
+	if len(adm) >= 3 {
+		var gaps []time.Duration
+		for k := 1; k < len(adm) && k <= continuousReturns; k++ {
+			gaps = append(gaps, evs[adm[k]].at.Sub(evs[adm[k-1]].at))
+		}
+		sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
+		limit := max(tiersGapFactor*gaps[len(gaps)/2], tiersMinGap)
+		for k := 1; k < len(adm); k++ {
+			if evs[adm[k]].at.Sub(evs[adm[k-1]].at) > limit {
+				r.end, r.lockEnd = adm[k-1]+1, evs[adm[k]].at
+				early = adm[:k]
+				break
+			}
+		}
+	}
+	for _, e := range evs[:r.end] {
+		if e.admitted {
+			r.admitted++
+		}
+	}
+	// The early refill: admissions after the burst per second, counted
+	// from the burst and from the first of them.
+	if n := len(early); n >= 2 {
+		lastAt := evs[early[n-1]].at
+		if d := lastAt.Sub(r.burstAt).Seconds(); d > 0 {
+			r.rates = append(r.rates, float64(n)/d)
+		}
+		if d := lastAt.Sub(evs[early[0]].at).Seconds(); d > 0 {
+			r.rates = append(r.rates, float64(n-1)/d)
+		}
+	}
+	return r
+}
+
+// earlySeeds are the best single models of the early regime: a few, the
+// best first, of the families a first tier may be, at about the burst's
+// capacity and the early refill.
+func earlySeeds(evs []event, r regime, h hypotheses, rtt time.Duration) []limiter.Config {
+	var caps []int
+	for d := -2; d <= 2; d++ {
+		if c := r.burstAdmitted + d; c >= 1 {
+			caps = append(caps, c)
+		}
+	}
+	var rates []float64
+	for _, est := range r.rates {
+		for k := -6; k <= 6; k++ {
+			rates = append(rates, est*(1+float64(k)*0.005))
+		}
+	}
+	span := evs[len(evs)-1].at.Sub(r.burstAt)
+	var windows []time.Duration
+	for _, w := range append(append([]time.Duration(nil), commonWindows...), h.windows...) {
+		if w <= span && !slices.Contains(windows, w) {
+			windows = append(windows, w)
+		}
+	}
+	var fams [][]Candidate
+	for _, family := range tierEarlyFamilies {
+		var cfgs []limiter.Config
+		for _, b := range caps {
+			switch family {
+			case limiter.TokenBucket, limiter.LeakyShaping:
+				for _, rate := range rates {
+					if family == limiter.TokenBucket {
+						cfgs = append(cfgs, limiter.Config{Algo: family, Rate: rate, Burst: b})
+						continue
+					}
+					for _, d := range h.delays {
+						if b >= 2 && d < b-1 {
+							cfgs = append(cfgs, limiter.Config{Algo: family, Rate: rate, Burst: b - 1, DelayAfter: d})
+						}
+					}
+				}
+			case limiter.FixedWindow, limiter.SlidingLog:
+				for _, w := range windows {
+					if family == limiter.SlidingLog {
+						cfgs = append(cfgs, limiter.Config{Algo: family, Limit: b, Window: w})
+						continue
+					}
+					if wallWindow(w) {
+						cfgs = append(cfgs, limiter.Config{Algo: family, Limit: b, Window: w, Align: limiter.AlignWall})
+					}
+					cfgs = append(cfgs, limiter.Config{Algo: family, Limit: b, Window: w, Align: limiter.AlignFirst})
+				}
+			}
+		}
+		if best := fitFamily(evs, cfgs, rtt); len(best) > 0 {
+			fams = append(fams, best)
+		}
+	}
+	sort.SliceStable(fams, func(i, j int) bool { return fams[i][0].Mismatches < fams[j][0].Mismatches })
+	var out []limiter.Config
+	for _, f := range fams {
+		if len(out) == tiersSeeds || f[0].Mismatches > fams[0][0].Mismatches+equivalenceSlack(len(evs)) {
+			break
+		}
+		out = append(out, middle(f))
+	}
+	return out
+}
+
+// middle is the tied candidate in the middle of the range of its rate or
+// window: a seed the refinement reaches the truth from either side.
+func middle(cs []Candidate) limiter.Config {
+	s := append([]Candidate(nil), cs...)
+	sort.SliceStable(s, func(i, j int) bool { return sizeOf(s[i].Config) < sizeOf(s[j].Config) })
+	return s[len(s)/2].Config
+}
+
+// tierWindows are the windows a second tier is tried at: the time from
+// the run's first admission, and from the last burst, to the end of the
+// silence (±2% in 1% steps, and the round windows nearest), and the
+// common windows between half and twice those.
+func tierWindows(evs []event, r regime) []time.Duration {
+	var anchors []time.Duration
+	if !r.lockEnd.IsZero() {
+		for _, from := range []time.Time{r.firstAt, r.burstAt} {
+			if d := r.lockEnd.Sub(from); d > 0 {
+				anchors = append(anchors, d)
+			}
+		}
+	} else if len(evs) > 0 {
+		// No silence: the pool's window is anywhere up to the run's length.
+		anchors = append(anchors, evs[len(evs)-1].at.Sub(r.burstAt))
+	}
+	var ws []time.Duration
+	for _, a := range anchors {
+		for k := -2; k <= 2; k++ {
+			ws = append(ws, time.Duration(float64(a)*(1+float64(k)*0.01)).Round(windowResolution))
+		}
+		for _, w := range []time.Duration{a.Truncate(wallUnit), a.Truncate(wallUnit) + wallUnit} {
+			ws = append(ws, w)
+		}
+		for _, w := range commonWindows {
+			if w >= a/2 && w <= 2*a {
+				ws = append(ws, w)
+			}
+		}
+	}
+	slices.Sort(ws)
+	return slices.Compact(ws)
+}
+
+// simplestTiers keeps, of tied compositions, those of the simplest kind:
+// the more common families first (familyOrder), then a wall grid before a
+// first-aligned one (a wall grid is searched at round windows only, so it
+// has fewer windows to tie with by chance). The reported ranges are then
+// one kind's, not a mixture.
+func simplestTiers(cs []Candidate) []Candidate {
+	rank := func(c limiter.Config) int {
+		r := (orderOf(c.Tiers[0].Algo)*len(familyOrder) + orderOf(c.Tiers[1].Algo)) * 4
+		for _, t := range c.Tiers {
+			if t.Algo == limiter.FixedWindow && t.Align == limiter.AlignFirst {
+				r++
+			}
+		}
+		if c.TierMode == limiter.TiersEither {
+			r += 2 // the nginx composition first
+		}
+		return r
+	}
+	kind := func(c limiter.Config) string {
+		return c.TierMode + "/" + c.Tiers[0].Algo + "/" + c.Tiers[0].Align + "/" + c.Tiers[1].Algo + "/" + c.Tiers[1].Align
+	}
+	if len(cs) == 0 {
+		return cs
+	}
+	best := cs[0]
+	for _, c := range cs {
+		if rank(c.Config) < rank(best.Config) {
+			best = c
+		}
+	}
+	var out []Candidate
+	for _, c := range cs {
+		if kind(c.Config) == kind(best.Config) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// secondTiers are the slow tiers of capacity l tried at each window: a
+// fixed window (wall-aligned at round windows, first-aligned), a sliding
+// log, and a bucket refilling l per window.
+func secondTiers(l int, windows []time.Duration) []limiter.Tier {
+	var out []limiter.Tier
+	if l < 1 {
+		return nil
+	}
+	for _, w := range windows {
+		if wallWindow(w) {
+			out = append(out, limiter.Tier{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})
+		}
+		out = append(out,
+			limiter.Tier{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst},
+			limiter.Tier{Algo: limiter.SlidingLog, Limit: l, Window: w},
+			limiter.Tier{Algo: limiter.TokenBucket, Rate: float64(l) / w.Seconds(), Burst: l})
+	}
+	return out
+}
+
+// allCandidates pair the early fit with a slow tier of about the count
+// admitted before the silence (which the early tier alone would not stop).
+func allCandidates(first limiter.Config, admitted int, windows []time.Duration) []limiter.Config {
+	var out []limiter.Config
+	for d := -tiersLimitSpread; d <= tiersLimitSpread; d++ {
+		for _, s := range secondTiers(admitted+d, windows) {
+			out = append(out, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{limiter.TierOf(first), s}})
+		}
+	}
+	return out
+}
+
+// eitherCandidates split the early fit's capacity between a primary of the
+// early fit's family and refill and a pool that returns per window.
+func eitherCandidates(first limiter.Config, windows []time.Duration) []limiter.Config {
+	t := limiter.TierOf(first)
+	total := capacity(t)
+	var caps []int
+	for b := 1; b < total; b++ {
+		caps = append(caps, b)
+	}
+	if len(caps) > tiersPrimaryCaps {
+		// The small capacities one by one, the rest spread: the
+		// refinement moves the best by one.
+		spread := caps[tiersPrimaryCaps/2:]
+		caps = caps[:tiersPrimaryCaps/2]
+		for k := 1; k <= tiersPrimaryCaps/2; k++ {
+			caps = append(caps, spread[k*(len(spread)-1)/(tiersPrimaryCaps/2)])
+		}
+	}
+	var out []limiter.Config
+	for _, b := range caps {
+		p := t
+		setCapacity(&p, b)
+		for d := -1; d <= 1; d++ {
+			for _, s := range secondTiers(total-b+d, windows) {
+				out = append(out, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{p, s}})
+			}
+		}
+	}
+	return out
+}
+
+// capacity is what a tier admits at once after idle.
+func capacity(t limiter.Tier) int {
+	switch t.Algo {
+	case limiter.TokenBucket:
+		return t.Burst
+	case limiter.LeakyShaping:
+		return t.Burst + 1
+	}
+	return t.Limit
+}
+
+// setCapacity makes t admit c at once after idle.
+func setCapacity(t *limiter.Tier, c int) {
+	c = max(c, 1)
+	switch t.Algo {
+	case limiter.TokenBucket:
+		t.Burst = c
+	case limiter.LeakyShaping:
+		t.Burst = c - 1
+		t.DelayAfter = min(t.DelayAfter, max(t.Burst-1, 0))
+	default:
+		t.Limit = c
+	}
+}
+
+// onWall reports whether a composition depends on absolute time: a tier
+// on the wall grid (replayOffsets).
+func tiersOnWall(c limiter.Config) bool {
+	for _, t := range c.Tiers {
+		if (t.Algo == limiter.FixedWindow && t.Align == limiter.AlignWall) || (t.Algo == limiter.SlidingCounter && t.Align != limiter.AlignStart) {
+			return true
+		}
+	}
+	return false
+}
+
+// tierSpan is a tier's reported value: the middle of the tied candidates'
+// range, ± half its width.
+func tierSpan(cs []Candidate, i int, get func(limiter.Tier) float64) (mid, err float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range cs {
+		v := get(c.Config.Tiers[i])
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return (lo + hi) / 2, (hi - lo) / 2
+}
