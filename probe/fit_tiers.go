@@ -188,13 +188,22 @@ func earlyRegime(evs []event) regime {
 			gaps = append(gaps, evs[adm[k]].at.Sub(evs[adm[k-1]].at))
 		}
 		sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
-		limit := max(tiersGapFactor*gaps[len(gaps)/2], tiersMinGap)
+		m := gaps[len(gaps)/2]
+		r.rates = append(r.rates, 1/m.Seconds())
+		gap := func(k int) time.Duration { return evs[adm[k]].at.Sub(evs[adm[k-1]].at) }
 		for k := 1; k < len(adm); k++ {
-			if evs[adm[k]].at.Sub(evs[adm[k-1]].at) > limit {
-				r.end, r.lockEnd = adm[k-1]+1, evs[adm[k]].at
-				early = adm[:k]
-				break
+			switch {
+			case gap(k) > max(tiersGapFactor*m, tiersMinGap):
+				// A silence: the second tier is spent.
+				r.end, r.lockEnd, early = adm[k-1]+1, evs[adm[k]].at, adm[:k]
+			case k+1 < len(adm) && tiersGapFactor*gap(k) < m && tiersGapFactor*gap(k+1) < m:
+				// A clump: capacity came back at once (a pool's
+				// boundary) where the first tier gives it back singly.
+				r.end, r.lockEnd, early = adm[k-1], evs[adm[k-1]].at, adm[:k-1]
+			default:
+				continue
 			}
+			break
 		}
 	}
 	for _, e := range evs[:r.end] {
