@@ -53,6 +53,7 @@ func fitTiers(evs []event, h hypotheses, rtt time.Duration) []Candidate {
 	}
 	windows := tierWindows(evs, r)
 	cfgs := allCandidates(seeds[0], r.admitted, windows)
+	cfgs = append(cfgs, zonePairs(seeds[0])...)
 	cfgs = append(cfgs, eitherCandidates(seeds[0], windows)...)
 	best := fitFamily(evs, cfgs, rtt)
 	if len(best) == 0 {
@@ -93,7 +94,7 @@ func fitTiers(evs []event, h hypotheses, rtt time.Duration) []Candidate {
 				s := c.Tiers[1]
 				setCapacity(&s, capacity(s)+d)
 				switch {
-				case s.Algo == limiter.TokenBucket:
+				case s.Algo == limiter.TokenBucket || s.Algo == limiter.LeakyShaping:
 					s.Rate *= 1 + float64(k)*windowStep
 				case s.Algo == limiter.FixedWindow && s.Align == limiter.AlignWall:
 					if k != 0 {
@@ -109,7 +110,68 @@ func fitTiers(evs []event, h hypotheses, rtt time.Duration) []Candidate {
 		}
 		return out
 	})
-	return simplestTiers(best)
+	return widenTiers(evs, simplestTiers(best), rtt)
+}
+
+// widenTiers extends the tied compositions to every value of each tier's
+// capacity (in steps of one) and rate or window (in 0.5% steps, up to 10%)
+// that explains the run as well, so the reported ± is the interval the
+// run pins each parameter to, not the grid's ties.
+func widenTiers(evs []event, best []Candidate, rtt time.Duration) []Candidate {
+	if len(best) == 0 {
+		return best
+	}
+	m := best[0].Mismatches
+	type param struct {
+		get func(limiter.Tier) float64
+		set func(*limiter.Tier, int) bool // the k-th step from the value; false: not a parameter of this tier
+		n   int
+	}
+	params := []param{
+		{func(t limiter.Tier) float64 { return float64(capacity(t)) }, func(t *limiter.Tier, k int) bool {
+			if capacity(*t)+k < 1 {
+				return false
+			}
+			setCapacity(t, capacity(*t)+k)
+			return true
+		}, 2 * capacity(best[0].Config.Tiers[1])},
+		{func(t limiter.Tier) float64 { return t.Rate + t.Window.Seconds() }, func(t *limiter.Tier, k int) bool {
+			f := 1 + float64(k)*0.005
+			switch {
+			case t.Rate > 0:
+				t.Rate *= f
+			case t.Algo == limiter.FixedWindow && t.Align == limiter.AlignWall:
+				return false // a wall grid's window is exact (wallWindow)
+			default:
+				t.Window = time.Duration(float64(t.Window) * f).Round(windowResolution)
+			}
+			return true
+		}, 20},
+	}
+	for i := range 2 {
+		for _, p := range params {
+			for _, dir := range []int{-1, 1} {
+				from := best[0]
+				for _, c := range best {
+					if float64(dir)*(p.get(c.Config.Tiers[i])-p.get(from.Config.Tiers[i])) > 0 {
+						from = c
+					}
+				}
+				for k := 1; k <= p.n; k++ {
+					c := from.Config
+					if !p.set(&c.Tiers[i], dir*k) || c.Validate() != nil {
+						break
+					}
+					got := fitFamily(evs, []limiter.Config{c}, rtt)
+					if len(got) == 0 || got[0].Mismatches > m {
+						break
+					}
+					best = append(best, got[0])
+				}
+			}
+		}
+	}
+	return best
 }
 
 // tiersRefineFrom is how many distinct tied compositions a refinement
@@ -405,6 +467,38 @@ func allCandidates(first limiter.Config, admitted int, windows []time.Duration) 
 	}
 	return out
 }
+
+// zonePairs are two buckets of the early fit's family that must both
+// admit, as two nginx zones on one location: a faster one with the early
+// capacity (it rejects a burst first) and one at the early rate with a
+// deeper queue (it paces and, once full, rejects). The early fit sees the
+// tight capacity and the slow rate together; the trace tells which is
+// which.
+func zonePairs(first limiter.Config) []limiter.Config {
+	if first.Algo != limiter.TokenBucket && first.Algo != limiter.LeakyShaping {
+		return nil
+	}
+	t := limiter.TierOf(first)
+	c := capacity(t)
+	var out []limiter.Config
+	for _, f := range zoneRateFactors {
+		fast := t
+		fast.Rate *= f
+		for deep := c + 1; deep <= zoneDepth*c; deep += max(1, c/2) {
+			slow := t
+			setCapacity(&slow, deep)
+			out = append(out, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{fast, slow}})
+		}
+	}
+	return out
+}
+
+// zoneRateFactors are how much faster than the early rate the tight zone
+// is tried at, and zoneDepth how many times the early capacity the deep
+// one's reaches.
+var zoneRateFactors = []float64{1.5, 2, 2.5, 3, 4, 5}
+
+const zoneDepth = 6
 
 // eitherCandidates split the early fit's capacity between a primary of the
 // early fit's family and refill and a pool that returns per window.
