@@ -32,6 +32,12 @@ const (
 	tiersSeeds = 3
 	// tiersPrimaryCaps bounds the capacities a pool's primary is tried at.
 	tiersPrimaryCaps = 8
+	// tiersSpacingGaps is how many of the first gaps between admissions
+	// after the burst give the first tier's spacing.
+	tiersSpacingGaps = 3
+	// tiersSeedSpan is how much of the trace after the burst the first
+	// tier is fitted on (the plan's trace lasts at least continuousSpan).
+	tiersSeedSpan = continuousSpan
 	// tiersLimitSpread is how far either side of the count admitted before
 	// the silence the second tier's capacity is tried.
 	tiersLimitSpread = 3
@@ -47,24 +53,27 @@ func fitTiers(evs []event, h hypotheses, rtt time.Duration) []Candidate {
 	if r.end < 2 || r.burstAdmitted < 2 {
 		return nil
 	}
-	seeds := earlySeeds(evs[:r.end], r, h, rtt)
-	if len(seeds) == 0 {
+	variants, seeds := earlySeeds(evs[:r.seedEnd], r, h, rtt)
+	if len(variants) == 0 {
 		return nil
 	}
-	windows := tierWindows(evs, r)
-	cfgs := allCandidates(seeds[0], r.admitted, windows)
-	cfgs = append(cfgs, zonePairs(seeds[0])...)
-	cfgs = append(cfgs, eitherCandidates(seeds[0], windows)...)
+	windows, wallWs := tierWindows(evs, r)
+	var cfgs []limiter.Config
+	for _, v := range variants {
+		cfgs = append(cfgs, allCandidates(v, evs, r, windows, wallWs)...)
+		cfgs = append(cfgs, zonePairs(v)...)
+		cfgs = append(cfgs, eitherCandidates(v, windows, wallWs)...)
+	}
 	best := fitFamily(evs, cfgs, rtt)
 	if len(best) == 0 {
 		return nil
 	}
-	// Refine the first tier (every seed, capacity ±1, rate ±1% in 0.5%
+	// Refine the first tier (every seed, capacity ±1, rate ±3% in 1%
 	// steps) with the best second tiers, then the second tier (capacity
 	// ±1, window ±2% in 0.5% steps) with the best first tiers.
 	best = refineTiers(evs, best, rtt, func(c limiter.Config) []limiter.Config {
 		firsts := []limiter.Tier{c.Tiers[0]}
-		for _, s := range seeds[1:] {
+		for _, s := range seeds {
 			t := limiter.TierOf(s)
 			setCapacity(&t, capacity(c.Tiers[0]))
 			firsts = append(firsts, t)
@@ -72,13 +81,13 @@ func fitTiers(evs []event, h hypotheses, rtt time.Duration) []Candidate {
 		var out []limiter.Config
 		for _, f := range firsts {
 			for d := -1; d <= 1; d++ {
-				for k := -2; k <= 2; k++ {
+				for k := -3; k <= 3; k++ {
 					t := f
 					setCapacity(&t, capacity(f)+d)
 					if t.Rate == 0 && k != 0 {
 						continue
 					}
-					t.Rate *= 1 + float64(k)*0.005
+					t.Rate *= 1 + float64(k)*0.01
 					n := c
 					n.Tiers[0] = t
 					out = append(out, n)
@@ -204,11 +213,13 @@ func refineTiers(evs []event, best []Candidate, rtt time.Duration, vary func(lim
 // before the admissions after the last burst first fell silent.
 type regime struct {
 	end           int       // events in the early part
+	seedEnd       int       // events the first tier is fitted on: the early part's first tiersSeedSpan after the burst
 	admitted      int       // admitted in it, from the run's start
 	burstAdmitted int       // admitted by the last burst
 	burstAt       time.Time // when the last burst arrived
 	firstAt       time.Time // the run's first admission
 	lockEnd       time.Time // the first admission after the silence; zero if none
+	lockFrom      time.Time // the decision just before it: a boundary that ended the silence lies between the two
 	rates         []float64 // the refill the early admissions after the burst show
 }
 
@@ -245,8 +256,10 @@ func earlyRegime(evs []event) regime {
 	r.end = len(evs)
 	early := adm
 	if len(adm) >= 3 {
+		// The first tier's spacing: the median of the first few gaps, few
+		// enough that a pool coming back soon after does not set it.
 		var gaps []time.Duration
-		for k := 1; k < len(adm) && k <= continuousReturns; k++ {
+		for k := 1; k < len(adm) && k <= tiersSpacingGaps; k++ {
 			gaps = append(gaps, evs[adm[k]].at.Sub(evs[adm[k-1]].at))
 		}
 		sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
@@ -257,11 +270,13 @@ func earlyRegime(evs []event) regime {
 			switch {
 			case gap(k) > max(tiersGapFactor*m, tiersMinGap):
 				// A silence: the second tier is spent.
-				r.end, r.lockEnd, early = adm[k-1]+1, evs[adm[k]].at, adm[:k]
+				r.end, r.lockEnd, r.lockFrom, early = adm[k-1]+1, evs[adm[k]].at, evs[max(adm[k]-1, 0)].at, adm[:k]
 			case k+1 < len(adm) && tiersGapFactor*gap(k) < m && tiersGapFactor*gap(k+1) < m:
 				// A clump: capacity came back at once (a pool's
 				// boundary) where the first tier gives it back singly.
-				r.end, r.lockEnd, early = adm[k-1], evs[adm[k-1]].at, adm[:k-1]
+				// Its first admission may be the first tier's: the
+				// boundary lies before the second.
+				r.end, r.lockEnd, r.lockFrom, early = adm[k-1], evs[adm[k]].at, evs[max(adm[k-1]-1, 0)].at, adm[:k-1]
 			default:
 				continue
 			}
@@ -272,6 +287,20 @@ func earlyRegime(evs []event) regime {
 		if e.admitted {
 			r.admitted++
 		}
+	}
+	// The first tier is fitted on the early part's first seconds only: a
+	// change of regime the silence or clump rules missed (a pool coming
+	// back under requests spaced wider than a clump) is then mostly
+	// outside it.
+	r.seedEnd = r.end
+	for i := start; i < r.end; i++ {
+		if evs[i].at.Sub(r.burstAt) > tiersSeedSpan {
+			r.seedEnd = i
+			break
+		}
+	}
+	for len(early) > 0 && early[len(early)-1] >= r.seedEnd {
+		early = early[:len(early)-1]
 	}
 	// The early refill: admissions after the burst per second, counted
 	// from the burst and from the first of them.
@@ -290,7 +319,12 @@ func earlyRegime(evs []event) regime {
 // earlySeeds are the best single models of the early regime: a few, the
 // best first, of the families a first tier may be, at about the burst's
 // capacity and the early refill.
-func earlySeeds(evs []event, r regime, h hypotheses, rtt time.Duration) []limiter.Config {
+//
+// variants are the best family's lowest, middle and highest tied
+// candidates (by rate or window): the first tier's refill decides every
+// later decision, so the search starts from each; others are the best of
+// the other families that do as well.
+func earlySeeds(evs []event, r regime, h hypotheses, rtt time.Duration) (variants, others []limiter.Config) {
 	var caps []int
 	for d := -2; d <= 2; d++ {
 		if c := r.burstAdmitted + d; c >= 1 {
@@ -300,7 +334,7 @@ func earlySeeds(evs []event, r regime, h hypotheses, rtt time.Duration) []limite
 	var rates []float64
 	for _, est := range r.rates {
 		for k := -6; k <= 6; k++ {
-			rates = append(rates, est*(1+float64(k)*0.005))
+			rates = append(rates, est*(1+float64(k)*0.005), est*math.Pow(2, float64(k)/24))
 		}
 	}
 	span := evs[len(evs)-1].at.Sub(r.burstAt)
@@ -345,12 +379,29 @@ func earlySeeds(evs []event, r regime, h hypotheses, rtt time.Duration) []limite
 		}
 	}
 	sort.SliceStable(fams, func(i, j int) bool { return fams[i][0].Mismatches < fams[j][0].Mismatches })
-	var out []limiter.Config
-	for _, f := range fams {
-		if len(out) == tiersSeeds || f[0].Mismatches > fams[0][0].Mismatches+equivalenceSlack(len(evs)) {
+	for i, f := range fams {
+		if i == tiersSeeds || f[0].Mismatches > fams[0][0].Mismatches+equivalenceSlack(len(evs)) {
 			break
 		}
-		out = append(out, middle(f))
+		if i == 0 {
+			variants = spread(f)
+			continue
+		}
+		others = append(others, middle(f))
+	}
+	return variants, others
+}
+
+// spread is the lowest, middle and highest of tied candidates by rate or
+// window (distinct ones).
+func spread(cs []Candidate) []limiter.Config {
+	s := append([]Candidate(nil), cs...)
+	sort.SliceStable(s, func(i, j int) bool { return sizeOf(s[i].Config) < sizeOf(s[j].Config) })
+	var out []limiter.Config
+	for _, c := range []limiter.Config{s[0].Config, s[len(s)/2].Config, s[len(s)-1].Config} {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -366,8 +417,11 @@ func middle(cs []Candidate) limiter.Config {
 // tierWindows are the windows a second tier is tried at: the time from
 // the run's first admission, and from the last burst, to the end of the
 // silence (±2% in 1% steps, and the round windows nearest), and the
-// common windows between half and twice those.
-func tierWindows(evs []event, r regime) []time.Duration {
+// common windows between half and twice those. wall are the round windows
+// (the common ones and whole seconds up to twice the longest anchor) of
+// which a boundary ends the silence: between the decision before it and
+// the admission that ended it.
+func tierWindows(evs []event, r regime) (ws, wall []time.Duration) {
 	var anchors []time.Duration
 	if !r.lockEnd.IsZero() {
 		for _, from := range []time.Time{r.firstAt, r.burstAt} {
@@ -379,8 +433,9 @@ func tierWindows(evs []event, r regime) []time.Duration {
 		// No silence: the pool's window is anywhere up to the run's length.
 		anchors = append(anchors, evs[len(evs)-1].at.Sub(r.burstAt))
 	}
-	var ws []time.Duration
+	longest := time.Duration(0)
 	for _, a := range anchors {
+		longest = max(longest, a)
 		for k := -2; k <= 2; k++ {
 			ws = append(ws, time.Duration(float64(a)*(1+float64(k)*0.01)).Round(windowResolution))
 		}
@@ -393,9 +448,27 @@ func tierWindows(evs []event, r regime) []time.Duration {
 			}
 		}
 	}
+	roundWs := append([]time.Duration(nil), commonWindows...)
+	for w := time.Second; w <= 2*longest; w += time.Second {
+		roundWs = append(roundWs, w)
+	}
+	for _, w := range append(roundWs, ws...) {
+		if !wallWindow(w) || w <= 0 {
+			continue
+		}
+		// Without a silence any wall grid may be the pool's.
+		if r.lockEnd.IsZero() || r.lockEnd.Add(tiersBoundarySlack).Truncate(w).After(r.lockFrom.Add(-tiersBoundarySlack)) {
+			wall = append(wall, w)
+		}
+	}
 	slices.Sort(ws)
-	return slices.Compact(ws)
+	slices.Sort(wall)
+	return slices.Compact(ws), slices.Compact(wall)
 }
+
+// tiersBoundarySlack is how far a wall boundary may lie outside the gap
+// that ended a silence: the arrival's uncertainty on a loaded machine.
+const tiersBoundarySlack = 5 * time.Millisecond
 
 // simplestTiers keeps, of tied compositions, those of the simplest kind:
 // the more common families first (familyOrder), then a wall grid before a
@@ -437,17 +510,17 @@ func simplestTiers(cs []Candidate) []Candidate {
 }
 
 // secondTiers are the slow tiers of capacity l tried at each window: a
-// fixed window (wall-aligned at round windows, first-aligned), a sliding
-// log, and a bucket refilling l per window.
-func secondTiers(l int, windows []time.Duration) []limiter.Tier {
+// fixed window first-aligned, a sliding log and a bucket refilling l per
+// window at ws, and a wall-aligned fixed window at wall.
+func secondTiers(l int, ws, wall []time.Duration) []limiter.Tier {
 	var out []limiter.Tier
 	if l < 1 {
 		return nil
 	}
-	for _, w := range windows {
-		if wallWindow(w) {
-			out = append(out, limiter.Tier{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})
-		}
+	for _, w := range wall {
+		out = append(out, limiter.Tier{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})
+	}
+	for _, w := range ws {
 		out = append(out,
 			limiter.Tier{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst},
 			limiter.Tier{Algo: limiter.SlidingLog, Limit: l, Window: w},
@@ -456,13 +529,45 @@ func secondTiers(l int, windows []time.Duration) []limiter.Tier {
 	return out
 }
 
-// allCandidates pair the early fit with a slow tier of about the count
-// admitted before the silence (which the early tier alone would not stop).
-func allCandidates(first limiter.Config, admitted int, windows []time.Duration) []limiter.Config {
+// allCandidates pair the early fit with a slow tier that the admissions
+// before the silence spent: at each window, about the count admitted in
+// that window up to the silence (the wall window holding it for a wall
+// grid, the trailing window otherwise — a boundary may have passed in the
+// early regime), and the count since the run's start.
+func allCandidates(first limiter.Config, evs []event, r regime, windows, wallWs []time.Duration) []limiter.Config {
 	var out []limiter.Config
-	for d := -tiersLimitSpread; d <= tiersLimitSpread; d++ {
-		for _, s := range secondTiers(admitted+d, windows) {
-			out = append(out, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{limiter.TierOf(first), s}})
+	pair := func(s limiter.Tier) {
+		out = append(out, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{limiter.TierOf(first), s}})
+	}
+	last := r.end - 1 // the last admission before the silence
+	spent := func(from time.Time) int {
+		n := 0
+		for _, e := range evs[:r.end] {
+			if e.admitted && !e.at.Before(from) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, w := range windows {
+		counts := []int{r.admitted}
+		if !r.lockEnd.IsZero() && last >= 0 {
+			counts = append(counts, spent(evs[last].at.Add(-w).Add(time.Nanosecond)))
+		}
+		for _, n := range counts {
+			for d := -tiersLimitSpread; d <= tiersLimitSpread; d++ {
+				for _, s := range secondTiers(n+d, []time.Duration{w}, nil) {
+					pair(s)
+				}
+			}
+		}
+	}
+	for _, w := range wallWs {
+		spentW := spent(evs[max(last, 0)].at.Truncate(w))
+		for d := -tiersLimitSpread; d <= tiersLimitSpread; d++ {
+			if l := spentW + d; l >= 1 {
+				pair(limiter.Tier{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})
+			}
 		}
 	}
 	return out
@@ -502,7 +607,7 @@ const zoneDepth = 6
 
 // eitherCandidates split the early fit's capacity between a primary of the
 // early fit's family and refill and a pool that returns per window.
-func eitherCandidates(first limiter.Config, windows []time.Duration) []limiter.Config {
+func eitherCandidates(first limiter.Config, windows, wallWs []time.Duration) []limiter.Config {
 	t := limiter.TierOf(first)
 	total := capacity(t)
 	var caps []int
@@ -523,7 +628,7 @@ func eitherCandidates(first limiter.Config, windows []time.Duration) []limiter.C
 		p := t
 		setCapacity(&p, b)
 		for d := -1; d <= 1; d++ {
-			for _, s := range secondTiers(total-b+d, windows) {
+			for _, s := range secondTiers(total-b+d, windows, wallWs) {
 				out = append(out, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{p, s}})
 			}
 		}

@@ -359,8 +359,11 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			}
 		}
 	}
-	if top > equivalenceSlack(len(evs)) {
-		// Two limits on one key (fit_tiers.go).
+	if top > 0 {
+		// Two limits on one key (fit_tiers.go), whenever a decision is
+		// unexplained: a second tier may bind only once or twice in a
+		// run, and a composition that explains that is an alternative
+		// the verdict's confidence must own up to.
 		fits = append(fits, familyFit{family: limiter.Tiers, best: fitTiers(evs, h, rtt)})
 	}
 	return fits

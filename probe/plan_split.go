@@ -231,8 +231,12 @@ func variantKey(c limiter.Config) string {
 	return k
 }
 
-// sizeOf is the parameter a tied family spans most: its window or its rate.
+// sizeOf is the parameter a tied family spans most: its window or its rate
+// (of two tiers, the second's: the first is pinned by the early regime).
 func sizeOf(c limiter.Config) float64 {
+	if c.Algo == limiter.Tiers {
+		return sizeOf(c.Tiers[1].Config(c.Origin))
+	}
 	if c.Window > 0 {
 		return c.Window.Seconds()
 	}

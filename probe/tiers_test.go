@@ -166,16 +166,19 @@ func TestTiersJSONRoundTrip(t *testing.T) {
 }
 
 // End to end on 127.0.0.1: two limits that must both admit (10/s burst 5
-// and 20 per 5 s), and a bucket with a burst pool (4/s burst 4, else 8
-// per 5 s), each named with both tiers within the accuracy bars.
+// and 12 per 5 s), and a bucket with a burst pool (4/s burst 4, else 8
+// per 2 s), each named with both tiers within the accuracy bars. The
+// second tiers bind within the trace wherever the wall grid falls: 12
+// are spent within 1.6 s of any boundary, and a 2 s pool comes back
+// several times in a run.
 func TestProbeNamesTwoTiers(t *testing.T) {
 	for _, c := range []struct {
 		spec   string
 		mode   string
 		t1, t2 string
 	}{
-		{"builtin:tiers?mode=all&t1=token_bucket:rate=10/s,burst=5&t2=fixed_window:limit=20,window=5s", limiter.TiersAll, "token_bucket:rate=10/s,burst=5", "fixed_window:limit=20,window=5s"},
-		{"builtin:tiers?mode=either&t1=token_bucket:rate=4/s,burst=4&t2=fixed_window:limit=8,window=5s", limiter.TiersEither, "token_bucket:rate=4/s,burst=4", "fixed_window:limit=8,window=5s"},
+		{"builtin:tiers?mode=all&t1=token_bucket:rate=10/s,burst=5&t2=fixed_window:limit=12,window=5s", limiter.TiersAll, "token_bucket:rate=10/s,burst=5", "fixed_window:limit=12,window=5s"},
+		{"builtin:tiers?mode=either&t1=token_bucket:rate=4/s,burst=4&t2=fixed_window:limit=8,window=2s", limiter.TiersEither, "token_bucket:rate=4/s,burst=4", "fixed_window:limit=8,window=2s"},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			res := probeBuiltin(t, c.spec, Options{MaxTime: 30 * time.Second})

@@ -147,9 +147,17 @@ func policyWindow(c limiter.Config) int {
 	var s float64
 	switch c.Algo {
 	case limiter.Tiers:
-		// Two limits: the longer one's window (the quota advertised is
-		// the composition's at once, see limiter.Decision.Limit).
-		return max(policyWindow(c.Tiers[0].Config(c.Origin)), policyWindow(c.Tiers[1].Config(c.Origin)))
+		// Two limits, one quota advertised (limiter.Decision.Limit): when
+		// all must admit it is the tighter tier's capacity, so its window;
+		// when either does it is both tiers', whole once the slower is.
+		a, b := c.Tiers[0].Config(c.Origin), c.Tiers[1].Config(c.Origin)
+		if c.TierMode == limiter.TiersAll {
+			if capacityOf(b) < capacityOf(a) {
+				a = b
+			}
+			return policyWindow(a)
+		}
+		return max(policyWindow(a), policyWindow(b))
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		s = c.Window.Seconds()
 	case limiter.TokenBucket:
@@ -160,6 +168,17 @@ func policyWindow(c limiter.Config) int {
 		s = 1
 	}
 	return max(int(math.Ceil(s)), 1)
+}
+
+// capacityOf is what a limiter admits at once after idle.
+func capacityOf(c limiter.Config) int {
+	switch c.Algo {
+	case limiter.TokenBucket:
+		return c.Burst
+	case limiter.LeakyShaping:
+		return c.Burst + 1
+	}
+	return c.Limit
 }
 
 // problem is an RFC 9457 problem details object with the RateLimit draft's
