@@ -271,7 +271,7 @@ func earlyRegime(evs []event) regime {
 			case gap(k) > max(tiersGapFactor*m, tiersMinGap):
 				// A silence: the second tier is spent.
 				r.end, r.lockEnd, r.lockFrom, early = adm[k-1]+1, evs[adm[k]].at, evs[max(adm[k]-1, 0)].at, adm[:k]
-			case k+1 < len(adm) && tiersGapFactor*gap(k) < m && tiersGapFactor*gap(k+1) < m:
+			case tiersGapFactor*gap(k) < m:
 				// A clump: capacity came back at once (a pool's
 				// boundary) where the first tier gives it back singly.
 				// Its first admission may be the first tier's: the

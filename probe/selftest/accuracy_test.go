@@ -65,6 +65,10 @@ var accuracyMatrix = []string{
 	"builtin:fixed_window?limit=20&window=3s&penalty=restart&headers=none",
 	"builtin:token_bucket?rate=5/s&burst=10&block=4s",
 	"builtin:token_bucket?rate=20/s&burst=30&block=3s&headers=none",
+	// Two limits on one key: two zones that must both admit, and a bucket
+	// with a burst pool beside it.
+	"builtin:tiers?mode=all&t1=token_bucket:rate=10/s,burst=5&t2=fixed_window:limit=12,window=5s",
+	"builtin:tiers?mode=either&t1=token_bucket:rate=4/s,burst=4&t2=fixed_window:limit=8,window=2s&headers=none",
 }
 
 // TestAccuracyMatrix probes the whole matrix and prints a confusion matrix,
