@@ -1,14 +1,43 @@
 package nginx_test
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/internal/testenv"
+	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+	"github.com/ratecheck/ratecheck/targets/nginx"
 )
+
+// probeConf probes a real nginx running conf with a budget the plan ends
+// within by itself (a shaping queue's last answers then arrive inside it).
+func probeConf(t *testing.T, conf string) probe.Inference {
+	t.Helper()
+	inst, err := nginx.Start(context.Background(), filepath.Join("..", "..", "testdata", "nginx", conf), nginx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := inst.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	req, err := attack.NewRequest("GET", inst.URL, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := probe.Run(context.Background(), req, probe.Options{MaxTime: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Inference
+}
 
 // A real nginx with `limit_req zone=perip burst=10 delay=4` (10 r/s): the
 // probe names a shaping queue of 10 whose first 4 excess requests pass
@@ -16,7 +45,7 @@ import (
 // says so in the evidence.
 func TestProbeReadsNginxDelay(t *testing.T) {
 	testenv.NeedNginx(t)
-	inf := probeNginx(t, filepath.Join("..", "..", "testdata", "nginx", "burst-delay.conf"), "", "")
+	inf := probeConf(t, "burst-delay.conf")
 	if inf.Family != limiter.LeakyShaping || inf.Delay != 4 || inf.Burst != 10 || math.Abs(inf.RatePerS-10) > 1 {
 		t.Fatalf("inferred %s (delay %d), want leaky_shaping 10/s, queue 10, delay 4", inf.Summary(), inf.Delay)
 	}
@@ -33,7 +62,7 @@ func TestProbeReadsNginxDelay(t *testing.T) {
 // the deep queue's length known only to the interval the run pins.
 func TestProbeNamesTwoNginxZones(t *testing.T) {
 	testenv.NeedNginx(t)
-	inf := probeNginx(t, filepath.Join("..", "..", "testdata", "nginx", "two-zones.conf"), "", "")
+	inf := probeConf(t, "two-zones.conf")
 	if inf.Family != limiter.Tiers || inf.TiersMode != limiter.TiersAll || len(inf.Tiers) != 2 {
 		t.Fatalf("inferred %s (confidence %.2f)", inf.Summary(), inf.Confidence)
 	}
