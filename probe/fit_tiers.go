@@ -14,13 +14,15 @@ import (
 // explains such a run: the burst shows the smaller capacity (all must
 // admit) or the sum of both (either admits), and the trace shows two
 // regimes — the first tier's refill, which stops when the second tier is
-// spent, then the second tier's own return. Like a start grid the search
-// runs only when no single model explains the run, and it is seeded rather
+// spent (a silence), or is interrupted by the pool's return (a clump). The
+// search runs whenever a decision is unexplained, and it is seeded rather
 // than exhaustive: the first tier by single fits of the early part of the
-// run (up to the first long silence of the admissions after the burst),
-// the second by what was admitted in all before that silence and the
-// windows the run suggests. A pool's capacity is what the burst admitted
-// beyond the primary's.
+// run (the trace's first seconds, up to the first silence or clump), the
+// second by what was admitted in each window up to the silence, the
+// silence's length and the wall windows a boundary of which ended it; a
+// pool's capacity is what the burst admitted beyond the primary's. The
+// best compositions are refined one tier at a time and widened, so each
+// reported ± is what the run pins.
 
 const (
 	// tiersGapFactor: an admission that follows a gap this many times the
@@ -38,17 +40,25 @@ const (
 	// tiersSeedSpan is how much of the trace after the burst the first
 	// tier is fitted on (the plan's trace lasts at least continuousSpan).
 	tiersSeedSpan = continuousSpan
+	// tiersMaxEvents bounds the runs searched: the search's replays grow
+	// with the run, and a run this long came from escalating bursts and a
+	// sustained phase (a large capacity), where the plan's own tie
+	// splitting has already spent seconds fitting; its inference must not
+	// take much longer for a search seeded by a trace it hardly has.
+	tiersMaxEvents = 1000
 	// tiersLimitSpread is how far either side of the count admitted before
 	// the silence the second tier's capacity is tried.
 	tiersLimitSpread = 3
 )
 
-// tierFit is a family that can be a tier and whether it is searched as the
-// second (slow) tier.
+// tierEarlyFamilies are the families a first tier is seeded from.
 var tierEarlyFamilies = []string{limiter.TokenBucket, limiter.LeakyShaping, limiter.FixedWindow, limiter.SlidingLog}
 
 // fitTiers returns the best two-tier compositions (all tied), or nil.
 func fitTiers(evs []event, h hypotheses, rtt time.Duration) []Candidate {
+	if len(evs) > tiersMaxEvents {
+		return nil
+	}
 	r := earlyRegime(evs)
 	if r.end < 2 || r.burstAdmitted < 2 {
 		return nil
@@ -661,7 +671,7 @@ func setCapacity(t *limiter.Tier, c int) {
 	}
 }
 
-// onWall reports whether a composition depends on absolute time: a tier
+// tiersOnWall reports whether a composition depends on absolute time: a tier
 // on the wall grid (replayOffsets).
 func tiersOnWall(c limiter.Config) bool {
 	for _, t := range c.Tiers {
@@ -681,4 +691,27 @@ func tierSpan(cs []Candidate, i int, get func(limiter.Tier) float64) (mid, err f
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
 	return (lo + hi) / 2, (hi - lo) / 2
+}
+
+// hiddenPoolWindow is the window of a hypothetical burst pool that has not
+// come back within the probe: longer than any probe's budget.
+const hiddenPoolWindow = 10 * time.Minute
+
+// hiddenPools are the compositions a token bucket's fit cannot tell from
+// itself until capacity has had time to come back beyond a few tokens: its
+// capacity split into a primary of half at the same rate and a burst pool
+// of the rest that has not returned. A silence long enough for the primary
+// to refill past half, then a volley, separates them (plan_split.go): the
+// bucket gives back more than half, the composition only the primary.
+func hiddenPools(models []Candidate) []Candidate {
+	for _, m := range models {
+		c := m.Config
+		if c.Algo != limiter.TokenBucket || c.Burst < 4 || c.Block > 0 {
+			continue
+		}
+		primary := limiter.Tier{Algo: limiter.TokenBucket, Rate: c.Rate, Burst: c.Burst / 2}
+		pool := limiter.Tier{Algo: limiter.FixedWindow, Limit: c.Burst - c.Burst/2, Window: hiddenPoolWindow, Align: limiter.AlignFirst}
+		return []Candidate{{Config: limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{primary, pool}}, Offset: m.Offset}}
+	}
+	return nil
 }
