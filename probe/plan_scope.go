@@ -169,7 +169,7 @@ func (p *planner) exhaustOwn(ctx context.Context) string {
 func (p *planner) trialOutcome(phase string) string {
 	obs := &Observation{}
 	for _, r := range p.col.Results() {
-		if r.Phase == phaseScopeRef || r.Phase == phase {
+		if r.Phase == phaseScopeRef || r.Phase == phase || r.Phase == phaseTrace {
 			obs.Results = append(obs.Results, *r)
 		}
 	}

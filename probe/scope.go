@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 )
@@ -105,6 +106,7 @@ func (o *Observation) scopeFindings() ScopeFindings {
 		}
 	}
 	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Sent < rs[b].Sent })
+	gap := o.refillGap()
 	found := map[string]ScopeTrial{}
 	var order []string
 	var lastRef *attack.Result
@@ -123,7 +125,7 @@ func (o *Observation) scopeFindings() ScopeFindings {
 			after = rs[j]
 		}
 		phase := rs[i].Phase
-		t := judgeTrial(phase, lastRef, rs[i:j], after)
+		t := judgeTrial(phase, lastRef, rs[i:j], after, gap)
 		prev, seen := found[phase]
 		if !seen {
 			order = append(order, phase)
@@ -167,7 +169,11 @@ func (o *Observation) scopeFindings() ScopeFindings {
 
 // judgeTrial reads one round of a trial: ref is the probe's own request
 // just before it, after the one just after.
-func judgeTrial(phase string, ref *attack.Result, trial []*attack.Result, after *attack.Result) ScopeTrial {
+//
+// gap is the shortest time the trace saw the probe's own identity take to
+// regain one admission (0: unknown): a round that took long enough for the
+// refill to bring back its admissions (a loaded machine) tells nothing.
+func judgeTrial(phase string, ref *attack.Result, trial []*attack.Result, after *attack.Result, gap time.Duration) ScopeTrial {
 	t := ScopeTrial{Identity: trialIdentity[phase]}
 	if src := trial[0].Source; phase == phaseScopeIP && src != "" {
 		t.Detail = "from " + src
@@ -192,11 +198,34 @@ func judgeTrial(phase string, ref *attack.Result, trial []*attack.Result, after 
 			t.Outcome, t.Detail = TrialUnclear, fmt.Sprintf("%d of %d admitted", admitted, len(trial))
 		case after == nil || !decided(after) || !after.Rejected():
 			t.Outcome, t.Detail = TrialUnclear, "the probe's own identity was admitted again right after: the limit reopened meanwhile"
+		case gap > 0 && after.Sent-ref.Done >= time.Duration(admitted)*gap:
+			t.Outcome, t.Detail = TrialUnclear, fmt.Sprintf("the round took %.0f ms, in which the refill (one admission per %.0f ms at best) could have brought its %d admissions back", float64(after.Sent-ref.Done)/1e6, float64(gap)/1e6, admitted)
 		default:
 			t.Outcome = TrialOwn
 		}
 	}
 	return t
+}
+
+// refillGap is the shortest time between two of the trace's admissions with
+// a rejection between them: how fast the probe's own identity regains one
+// admission at best (0 when the trace shows none).
+func (o *Observation) refillGap() time.Duration {
+	var best, lastAdmit time.Duration
+	seenAdmit, rejectedSince := false, false
+	for _, r := range o.phase(phaseTrace) {
+		switch {
+		case !decided(&r):
+		case r.Admitted():
+			if seenAdmit && rejectedSince && (best == 0 || r.Sent-lastAdmit < best) {
+				best = r.Sent - lastAdmit
+			}
+			seenAdmit, rejectedSince, lastAdmit = true, false, r.Sent
+		default:
+			rejectedSince = true
+		}
+	}
+	return best
 }
 
 // untestedScopeReason says why no scope could be named.
