@@ -10,11 +10,11 @@ import (
 // parameters must come out within the harness's bars. (The full matrix is
 // `go test -tags accuracy ./probe/selftest/`.)
 //
-// Three probes at a time, each against its own server (as grade's
+// Two probes at a time, each against its own server (as grade's
 // end-to-end tests run five): most of a probe is waiting — silent waits, a
 // slowly knocking trace — and the suite has a time budget.
 func TestProbeNamesEveryFamily(t *testing.T) {
-	slots := make(chan struct{}, 3)
+	slots := make(chan struct{}, 2)
 	for _, spec := range DemoTargets() {
 		t.Run(spec, func(t *testing.T) {
 			t.Parallel()
