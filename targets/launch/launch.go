@@ -44,8 +44,12 @@ type Target struct {
 	Notes []string
 	// Dir is an nginx or HAProxy target's private directory (generated
 	// config, logs); it survives Close only with Options.Keep.
-	Dir   string
-	close func() error
+	Dir string
+	// Stopped is closed once a started nginx or HAProxy has fully stopped
+	// (processes gone, Dir removed), whether by Close or because the
+	// context given to Open was cancelled; nil for other kinds.
+	Stopped <-chan struct{}
+	close   func() error
 }
 
 // Fresh reports whether ratecheck started the target for this run, so no
@@ -163,7 +167,7 @@ func openNginx(ctx context.Context, spec string, opt Options) (*Target, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &Target{URL: inst.URL, Notes: inst.Notes, Dir: inst.Dir, close: inst.Stop}, nil
+			return &Target{URL: inst.URL, Notes: inst.Notes, Dir: inst.Dir, Stopped: inst.Done(), close: inst.Stop}, nil
 		},
 	})
 }
@@ -177,7 +181,7 @@ func openHAProxy(ctx context.Context, spec string, opt Options) (*Target, error)
 			if err != nil {
 				return nil, err
 			}
-			return &Target{URL: inst.URL, Notes: inst.Notes, Dir: inst.Dir, close: inst.Stop}, nil
+			return &Target{URL: inst.URL, Notes: inst.Notes, Dir: inst.Dir, Stopped: inst.Done(), close: inst.Stop}, nil
 		},
 	})
 }
