@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/targets/fleet"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
@@ -65,12 +66,12 @@ func runProbe(t *testing.T, spec string) probed {
 }
 
 func probeNow(spec string) probed {
-	srv, err := refserver.StartBuiltin(spec)
+	url, stop, err := startBuiltin(spec)
 	if err != nil {
 		return probed{err: err}
 	}
-	defer srv.Close()
-	req, err := attack.NewRequest("GET", srv.URL, nil, "")
+	defer stop()
+	req, err := attack.NewRequest("GET", url, nil, "")
 	if err != nil {
 		return probed{err: err}
 	}
@@ -79,6 +80,22 @@ func probeNow(spec string) probed {
 		return probed{err: err}
 	}
 	return probed{obs: res.Observation, inf: res.Inference, report: Grade(res.Observation, res.Inference)}
+}
+
+// startBuiltin starts spec's reference server, or its fleet of replicas.
+func startBuiltin(spec string) (url string, stop func(), err error) {
+	if strings.HasPrefix(spec, "builtin:fleet?") {
+		f, err := fleet.Start(context.Background(), spec)
+		if err != nil {
+			return "", nil, err
+		}
+		return f.URL, func() { f.Close() }, nil
+	}
+	srv, err := refserver.StartBuiltin(spec)
+	if err != nil {
+		return "", nil, err
+	}
+	return srv.URL, func() { srv.Close() }, nil
 }
 
 // describe is a failure message: the grade and every check not passed.
@@ -110,6 +127,7 @@ const (
 // recommendation) against the fault that breaks its rule; no other check
 // may fail, except the ones the fault drags along by nature.
 func TestChecksEndToEnd(t *testing.T) {
+	t.Parallel() // the probes mostly wait: every test's run side by side
 	cases := []struct {
 		check   string
 		honest  string
@@ -169,6 +187,7 @@ func TestChecksEndToEnd(t *testing.T) {
 // The honest reference server grades A or better in every family, with no
 // check failing or warning.
 func TestHonestFamiliesGradeA(t *testing.T) {
+	t.Parallel() // the probes mostly wait: every test's run side by side
 	for _, spec := range []string{
 		honestTB,
 		"builtin:leaky_shaping?rate=10/s&burst=5",
@@ -198,6 +217,7 @@ func TestHonestFamiliesGradeA(t *testing.T) {
 // The acceptance bar: the default honest target grades A or A+; one that
 // rejects with 503 and no Retry-After grades C or worse and names both caps.
 func TestAcceptance(t *testing.T) {
+	t.Parallel() // the probes mostly wait: every test's run side by side
 	t.Run("honest", func(t *testing.T) {
 		t.Parallel()
 		p := runProbe(t, "builtin:token_bucket?rate=10/s&burst=20&headers=both")

@@ -1,39 +1,18 @@
 package grade
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/internal/testenv"
 	"github.com/ratecheck/ratecheck/probe"
-	"github.com/ratecheck/ratecheck/targets/fleet"
 )
-
-// probeFleet probes a builtin:fleet target and grades it.
-func probeFleet(t *testing.T, spec string) probed {
-	t.Helper()
-	f, err := fleet.Start(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	req, err := attack.NewRequest("GET", f.URL, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := probe.Run(context.Background(), req, probe.Options{MaxTime: probeMaxTime})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return probed{obs: res.Observation, inf: res.Inference, report: Grade(res.Observation, res.Inference)}
-}
 
 // The acceptance for spoofable keys: a limit that trusts
 // X-Forwarded-For fails scope.spoofable and grades D or worse; the honest
 // per-address limit passes it.
 func TestScopeSpoofableEndToEnd(t *testing.T) {
+	t.Parallel()
 	p := runProbe(t, "builtin:token_bucket?rate=10/s&burst=20&scope=ip&key=forwarded")
 	c := check(t, p.report, "scope.spoofable", Fail)
 	if !strings.Contains(c.Actual, "X-Forwarded-For") || letterIndex(p.report.Letter) < letterIndex("D") ||
@@ -51,43 +30,57 @@ func TestScopeSpoofableEndToEnd(t *testing.T) {
 // an effective capacity of 60 and fail limit.agrees; one Redis counter is
 // one limit of 20; read-then-write over-admits a burst.
 func TestFleetEndToEnd(t *testing.T) {
+	t.Parallel() // the probes mostly wait: every test's run side by side
 	spec := "builtin:fleet?replicas=3&algo=token_bucket&rate=10/s&burst=20&store="
-	p := probeFleet(t, spec+"local")
-	c := check(t, p.report, "limit.agrees", Fail)
-	if p.inf.Replicas != 3 || p.inf.EffectiveLimit != 60 || !strings.Contains(c.Actual, "3 replicas with their own counters: the effective limit is 3× the advertised 20") ||
-		!strings.Contains(strings.Join(p.inf.Evidence, "\n"), "3 replicas with their own counters") {
-		t.Fatalf("local: replicas %d effective %d\n%s", p.inf.Replicas, p.inf.EffectiveLimit, p.describe())
-	}
-
-	testenv.Need(t, "redis-server")
-	p = probeFleet(t, spec+"redis")
-	check(t, p.report, "limit.agrees", Pass)
-	check(t, p.report, "burst.over-admission", Pass)
-	if p.inf.Replicas != 0 || p.inf.Family != "token_bucket" || p.inf.Burst != 20 ||
-		!strings.Contains(strings.Join(p.inf.Evidence, "\n"), "one shared limit of 20") {
-		t.Fatalf("redis: %s", p.describe())
-	}
-
-	p = probeFleet(t, spec+"redis-naive")
-	c = check(t, p.report, "burst.over-admission", Fail)
-	if p.inf.Replicas != 0 || !strings.Contains(c.Actual, "against an advertised limit of 20") {
-		t.Fatalf("redis-naive: %s", p.describe())
-	}
+	t.Run("local", func(t *testing.T) {
+		t.Parallel()
+		p := runProbe(t, spec+"local")
+		c := check(t, p.report, "limit.agrees", Fail)
+		if p.inf.Replicas != 3 || p.inf.EffectiveLimit != 60 || !strings.Contains(c.Actual, "3 replicas with their own counters: the effective limit is 3× the advertised 20") ||
+			!strings.Contains(strings.Join(p.inf.Evidence, "\n"), "3 replicas with their own counters") {
+			t.Fatalf("local: replicas %d effective %d\n%s", p.inf.Replicas, p.inf.EffectiveLimit, p.describe())
+		}
+	})
+	t.Run("redis", func(t *testing.T) {
+		t.Parallel()
+		testenv.Need(t, "redis-server")
+		p := runProbe(t, spec+"redis")
+		check(t, p.report, "limit.agrees", Pass)
+		check(t, p.report, "burst.over-admission", Pass)
+		if p.inf.Replicas != 0 || p.inf.Family != "token_bucket" || p.inf.Burst != 20 ||
+			!strings.Contains(strings.Join(p.inf.Evidence, "\n"), "one shared limit of 20") {
+			t.Fatalf("redis: %s", p.describe())
+		}
+		// The store stays up: the evidence names no failure mode.
+		if p.inf.StoreFailure != "" {
+			t.Errorf("store up: store failure %q", p.inf.StoreFailure)
+		}
+	})
+	t.Run("redis-naive", func(t *testing.T) {
+		t.Parallel()
+		testenv.Need(t, "redis-server")
+		p := runProbe(t, spec+"redis-naive")
+		c := check(t, p.report, "burst.over-admission", Fail)
+		if p.inf.Replicas != 0 || !strings.Contains(c.Actual, "against an advertised limit of 20") {
+			t.Fatalf("redis-naive: %s", p.describe())
+		}
+	})
 }
 
 // The store goes away 2 s into the run: the evidence says whether the
-// limiter then fails open or closed; with the store up it says neither.
+// limiter then fails open or closed (with the store up it says neither:
+// TestFleetEndToEnd/redis).
 func TestStoreFailureEndToEnd(t *testing.T) {
+	t.Parallel() // the probes mostly wait: every test's run side by side
 	testenv.Need(t, "redis-server")
 	spec := "builtin:fleet?replicas=3&algo=token_bucket&rate=10/s&burst=20&store=redis&fault=store-down-after=2s&store-fails="
 	for _, mode := range []string{probe.StoreFailsOpen, probe.StoreFailsClosed} {
-		p := probeFleet(t, spec+mode)
-		if p.inf.StoreFailure != mode || !strings.Contains(strings.Join(p.inf.Evidence, "\n"), "the limiter fails "+mode) {
-			t.Errorf("%s: store failure %q\nevidence %s", mode, p.inf.StoreFailure, strings.Join(p.inf.Evidence, "\n"))
-		}
-	}
-	p := probeFleet(t, "builtin:fleet?replicas=3&algo=token_bucket&rate=10/s&burst=20&store=redis")
-	if p.inf.StoreFailure != "" {
-		t.Errorf("store up: store failure %q", p.inf.StoreFailure)
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			p := runProbe(t, spec+mode)
+			if p.inf.StoreFailure != mode || !strings.Contains(strings.Join(p.inf.Evidence, "\n"), "the limiter fails "+mode) {
+				t.Errorf("%s: store failure %q\nevidence %s", mode, p.inf.StoreFailure, strings.Join(p.inf.Evidence, "\n"))
+			}
+		})
 	}
 }

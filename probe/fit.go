@@ -25,6 +25,17 @@ type Candidate struct {
 // its own: below it, starting one costs more than the replays it saves.
 const minReplaysPerWorker = 64
 
+// fitSlots bounds the replaying goroutines of every fit in the process to
+// fitCPUs: the deciding fit runs in the background while the probe sends,
+// and several probes may fit at once (a test suite, a fleet). One CPU is
+// left idle for the network poller, the pacer and in-process servers,
+// whose goroutines would otherwise wait for a fit to be preempted (up to
+// 10 ms) and send or answer late.
+var fitSlots = make(chan struct{}, fitCPUs())
+
+// fitCPUs is how many CPUs fits may use at once: all but one.
+func fitCPUs() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
 // fitFamily replays every config (at each of its clock offsets) and returns
 // the best ones (all that tie for the fewest mismatches).
 func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidate {
@@ -39,7 +50,7 @@ func fitFamilyWithin(evs []event, cfgs []limiter.Config, rtt time.Duration, marg
 	// Replays are independent: split the grid into contiguous chunks, one
 	// per CPU, sharing the best mismatch count found so far as the bound,
 	// and merge in grid order so the result is the same as a serial scan.
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(cfgs)/minReplaysPerWorker))
+	workers := max(1, min(fitCPUs(), len(cfgs)/minReplaysPerWorker))
 	var shared atomic.Int64
 	shared.Store(math.MaxInt32)
 	parts := make([][]Candidate, workers)
@@ -49,6 +60,8 @@ func fitFamilyWithin(evs []event, cfgs []limiter.Config, rtt time.Duration, marg
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			fitSlots <- struct{}{}
+			defer func() { <-fitSlots }()
 			best := math.MaxInt32
 			var out []Candidate
 			var offsets []time.Duration
@@ -231,8 +244,15 @@ func (o *Observation) hypotheses() hypotheses {
 	for i := 1; i < len(starts); i++ {
 		seeds = append(seeds, starts[i]-starts[i-1])
 	}
-	seeds = append(seeds, commonWindows...)
 	seenW, seenWall := map[time.Duration]bool{}, map[time.Duration]bool{}
+	// A common window is tried as it is configured: only the trace's
+	// seeds are uncertain enough to need a grid around them (±10 % of a
+	// minute at wall resolution alone was 120 windows, half a fit's work).
+	for _, w := range commonWindows {
+		seenW[w], seenWall[w] = true, true
+		h.windows = append(h.windows, w)
+		h.wallWindows = append(h.wallWindows, w)
+	}
 	for _, s := range seeds {
 		if s <= 0 {
 			continue

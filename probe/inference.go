@@ -115,25 +115,44 @@ type familyFit struct {
 	best   []Candidate
 }
 
-// params is the fit's number of free parameters: its family's, and an
-// interval refill's interval and phase.
+// params is the fit's number of free parameters: its family's, plus one
+// for each variant its best model needs (an interval refill's interval and
+// phase, a start grid's phase, counting denied attempts, a penalty, nginx's
+// delay=N). A variant has to explain more decisions than it costs.
 func (f familyFit) params() int {
-	if f.refills() {
-		return paramCount[f.family] + 2
+	n := paramCount[f.family]
+	if len(f.best) == 0 {
+		return n
 	}
-	return paramCount[f.family]
+	c := f.best[0].Config
+	if c.RefillEvery > 0 {
+		n += 2
+	}
+	if c.Align == limiter.AlignStart {
+		n++
+	}
+	if c.CountRejected {
+		n++
+	}
+	if c.Penalty == limiter.PenaltyRestart {
+		n++
+	}
+	if c.Block > 0 {
+		n++
+	}
+	if c.DelayAfter > 0 {
+		n++
+	}
+	return n
 }
 
-// rank orders fits for ties: by family (familyOrder), an interval refill
-// after every plain family — a fixed window anchored at the server's start
-// is the same limiter as a bucket refilled whole every window, and the
-// simpler name.
-func (f familyFit) rank() int {
-	if f.refills() {
-		return len(familyOrder)
-	}
-	return orderOf(f.family)
-}
+// rank orders fits for ties: fewer free parameters first, then by family
+// (familyOrder). So an interval refill comes after every plain family — a
+// fixed window anchored at the server's start is the same limiter as a
+// bucket refilled whole every window, and the simpler name — and a start
+// grid that also counts denied attempts does not outrank a bucket it only
+// imitates.
+func (f familyFit) rank() int { return f.params()*len(familyOrder) + orderOf(f.family) }
 
 func (f familyFit) refills() bool { return len(f.best) > 0 && f.best[0].Config.RefillEvery > 0 }
 
