@@ -280,6 +280,11 @@ func badInputCases() []badInputCase {
 		{name: "builtin-bad-window", args: []string{"probe", "builtin:fixed_window?limit=5&window=soon"}, code: 2, msg: []string{`window "soon" is not a duration`}},
 		{name: "builtin-bad-status", args: []string{"probe", "builtin:token_bucket?status=418"}, code: 2, msg: []string{`status "418"`, "429 or 503"}},
 		{name: "builtin-bad-fault", args: []string{"probe", "builtin:token_bucket?fault=nonsense"}, code: 2, msg: []string{`fault "nonsense"`, "lie-remaining"}},
+		{name: "builtin-tiers-no-mode", args: []string{"probe", "builtin:tiers?t1=token_bucket:rate=10/s,burst=5&t2=fixed_window:limit=30,window=1m"}, code: 2, msg: []string{"tiers needs mode=all", "mode=either"}},
+		{name: "builtin-tiers-missing-tier", args: []string{"probe", "builtin:tiers?mode=all&t1=token_bucket:rate=10/s,burst=5"}, code: 2, msg: []string{"t2 is missing", "t2=token_bucket:rate=10/s,burst=5"}},
+		{name: "builtin-tiers-bad-tier", args: []string{"probe", "builtin:tiers?mode=either&t1=concurrency:max-inflight=3&t2=fixed_window:limit=8"}, code: 2, msg: []string{`t1 "concurrency:max-inflight=3"`, "FAMILY one of token_bucket"}},
+		{name: "builtin-tiers-variant-in-tier", args: []string{"probe", "builtin:tiers?mode=all&t1=token_bucket:rate=10/s&t2=fixed_window:limit=8,count-rejected=on"}, code: 2, msg: []string{`not "count-rejected"`, "do not apply to a tier"}},
+		{name: "serve-tiers-on-bucket", args: []string{"serve", "--algo", "token_bucket", "--mode", "all"}, code: 2, msg: []string{"apply to algorithm tiers only"}},
 
 		// ---- probe
 		{name: "probe-no-target", args: []string{"probe"}, code: 2, msg: []string{"probe needs a TARGET", "got 0 arguments"}},

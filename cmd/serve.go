@@ -31,6 +31,8 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
   ratecheck serve --algo concurrency --max-inflight 4 --latency 50ms
   ratecheck serve --algo sliding_counter --limit 30 --window 10s --count-rejected on
   ratecheck serve --algo leaky_shaping --rate 20/s --burst unbounded
+  ratecheck serve --algo tiers --mode all --t1 token_bucket:rate=10/s,burst=5 --t2 fixed_window:limit=30,window=1m
+  ratecheck serve --algo tiers --mode either --t1 token_bucket:rate=4/s,burst=4 --t2 fixed_window:limit=8,window=10s
   ratecheck serve --algo token_bucket --rate 10/s --burst 20 --fault lie-remaining,short-retry-after`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -68,7 +70,7 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
 	f := c.Flags()
 	d := refserver.DefaultOptions()
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (127.0.0.1:0 picks a free port)")
-	f.String("algo", d.Limiter.Algo, "algorithm: none, fixed_window, sliding_log, sliding_counter, token_bucket, leaky_shaping, concurrency")
+	f.String("algo", d.Limiter.Algo, "algorithm: none, fixed_window, sliding_log, sliding_counter, token_bucket, leaky_shaping, concurrency, tiers")
 	f.String("rate", "10/s", "refill or drain rate for token_bucket and leaky_shaping (10/s, 600/m, 5/500ms)")
 	f.String("burst", "20", "bucket capacity (token_bucket) or queue length (leaky_shaping, as nginx burst=; unbounded: a pacer that never rejects)")
 	f.String("refill", "0s", "token_bucket: add rate × this many tokens at once every interval, at a phase fixed when the server starts (older Envoy fill_interval, bucket4j refillIntervally; 0s: continuous)")
@@ -80,6 +82,9 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
 	f.String("count-rejected", "off", "fixed_window, sliding_log, sliding_counter: on makes denied attempts consume quota too (HAProxy http_req_rate)")
 	f.String("block", "0s", "after a rejection shut the key for this long (any family but none; 0s: no block)")
 	f.String("max-inflight", "10", "concurrency cap")
+	f.String("mode", "", "tiers: all (every tier must admit; charged only if none rejects, as two nginx zones) or either (the first tier admits, else the second, a burst pool)")
+	f.String("t1", "", "tiers: the first tier, FAMILY:key=value,... e.g. token_bucket:rate=10/s,burst=5 (rate, burst, delay, limit, window, align)")
+	f.String("t2", "", "tiers: the second tier, e.g. fixed_window:limit=30,window=1m")
 	f.String("status", "429", "rejection status: 429 or 503")
 	f.String("headers", refserver.HeadersBoth, "quota headers: none, x-ratelimit, ietf, both")
 	f.String("retry-after", "on", "send Retry-After on rejections: on or off")

@@ -14,11 +14,11 @@ import (
 // behaviour.
 
 // inferredConfig is the reference model the inference names, and whether
-// limit.agrees replays it (a concurrency cap is compared by number only:
-// withCapacity does not resize one).
+// limit.agrees replays it (a concurrency cap and two tiers are compared by
+// number only: withCapacity resizes neither).
 func (v *view) inferredConfig() (limiter.Config, bool) {
 	c, err := v.inf.Model()
-	return c, err == nil && c.Algo != limiter.Concurrency && c.Algo != limiter.None
+	return c, err == nil && c.Algo != limiter.Concurrency && c.Algo != limiter.None && c.Algo != limiter.Tiers
 }
 
 // withCapacity returns c admitting n at one instant from full.

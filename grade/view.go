@@ -278,8 +278,29 @@ func (v *view) capacity() (n, err int, what string) {
 		return inf.Limit, inf.LimitErr, inf.Family + " limit"
 	case limiter.Concurrency:
 		return inf.MaxInflight, 0, "concurrency cap"
+	case limiter.Tiers:
+		// What the composition admits at once: the tighter tier's when
+		// all must admit, both tiers' when either does.
+		if len(inf.Tiers) == 2 {
+			a, b := tierCap(inf.Tiers[0]), tierCap(inf.Tiers[1])
+			if inf.TiersMode == limiter.TiersEither {
+				return a + b, inf.Tiers[0].BurstErr + inf.Tiers[0].LimitErr + inf.Tiers[1].BurstErr + inf.Tiers[1].LimitErr, "two tiers' capacity at once"
+			}
+			return min(a, b), 0, "the tighter tier's capacity"
+		}
 	}
 	return 0, 0, ""
+}
+
+// tierCap is what one tier admits at once after idle.
+func tierCap(t probe.TierFit) int {
+	switch t.Family {
+	case limiter.TokenBucket:
+		return t.Burst
+	case limiter.LeakyShaping:
+		return t.Burst + 1
+	}
+	return t.Limit
 }
 
 // periodS is the time the quota takes to come back whole, from the

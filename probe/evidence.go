@@ -98,7 +98,15 @@ func (o *Observation) facts(inf Inference) []string {
 		if inf.Queue == QueueUnbounded {
 			break // a pacer: pacerFact says it
 		}
+		if inf.Delay > 0 {
+			out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d delay=%d: of a burst after idle the first %d pass at once, the next %d are queued 1/r apart", fnum(inf.RatePerS), inf.Burst, inf.Delay, inf.Delay+1, inf.Burst-inf.Delay))
+			break
+		}
 		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
+	case limiter.Tiers:
+		if f := o.tiersFact(inf); f != "" {
+			out = append(out, f)
+		}
 	}
 	out = append(out, replicaFacts(o.replicaFindings())...) // replicas.go
 	if _, fact := o.storeFailure(inf); fact != "" {

@@ -38,7 +38,12 @@ type Inference struct {
 	Penalty        *Penalty `json:"penalty,omitempty"`
 	Queue          string   `json:"queue,omitempty"` // leaky_shaping: "unbounded" for a pacer that never rejects
 	MaxInflight    int      `json:"max_inflight,omitempty"`
-	Scope          string   `json:"scope"`
+	// Tiers and TiersMode describe family "tiers", two limits on one key
+	// (tiers.go): "all" (every tier must admit) or "either" (the first
+	// admits, else the second, a burst pool).
+	Tiers     []TierFit `json:"tiers,omitempty"`
+	TiersMode string    `json:"tiers_mode,omitempty"`
+	Scope     string    `json:"scope"`
 	// ScopeReason says why Scope is untested; ScopeTrials what each other
 	// identity showed; Spoofable the forged headers that brought capacity
 	// back (scope.go).
@@ -104,11 +109,12 @@ const Inconclusive = "inconclusive"
 var paramCount = map[string]int{
 	limiter.None: 0, limiter.Concurrency: 1, limiter.TokenBucket: 2, limiter.LeakyShaping: 2,
 	limiter.FixedWindow: 2, limiter.SlidingLog: 2, limiter.SlidingCounter: 2,
+	limiter.Tiers: 5, // two tiers' parameters and how they compose
 }
 
 // familyOrder breaks exact ties: the simpler, more common family first.
 var familyOrder = []string{limiter.None, limiter.Concurrency, limiter.TokenBucket, limiter.LeakyShaping,
-	limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter}
+	limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter, limiter.Tiers}
 
 type familyFit struct {
 	family string
@@ -404,6 +410,13 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			}
 		}
 	}
+	if top > 0 {
+		// Two limits on one key (fit_tiers.go), whenever a decision is
+		// unexplained: a second tier may bind only once or twice in a
+		// run, and a composition that explains that is an alternative
+		// the verdict's confidence must own up to.
+		fits = append(fits, familyFit{family: limiter.Tiers, best: fitTiers(evs, h, rtt)})
+	}
 	return fits
 }
 
@@ -553,6 +566,9 @@ func (inf *Inference) setParams(cs []Candidate) {
 		}
 	case limiter.Concurrency:
 		inf.MaxInflight = c.MaxInflight
+	case limiter.Tiers:
+		inf.setTiers(cs) // tiers.go
+		return
 	}
 	switch c.PenaltyKind() {
 	case limiter.PenaltyRestart:
@@ -662,6 +678,8 @@ func (inf Inference) summary() string {
 		return s
 	case limiter.Concurrency:
 		return fmt.Sprintf("concurrency: at most %d in flight", inf.MaxInflight)
+	case limiter.Tiers:
+		return inf.tiersSummary()
 	}
 	s := fmt.Sprintf("%s: limit %d ± %d per %ss ± %ss", inf.Family, inf.Limit, inf.LimitErr, fnum(inf.WindowS), fnum(inf.WindowErrS))
 	if inf.Alignment != "" {
@@ -795,6 +813,8 @@ func (inf Inference) Model() (limiter.Config, error) {
 		c.CountRejected = inf.CountsRejected != nil && *inf.CountsRejected
 	case limiter.Concurrency:
 		c.MaxInflight = inf.MaxInflight
+	case limiter.Tiers:
+		return inf.tiersModel()
 	case limiter.None:
 	default:
 		return c, fmt.Errorf("no model for %q", inf.Family)

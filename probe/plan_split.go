@@ -104,7 +104,8 @@ func (p *planner) snapshot() *Observation {
 }
 
 // bestSplit proposes schedules (offsets from now) — a silence, then a
-// volley of a little more than the capacity, or single requests — and
+// volley of a little more than the capacity (or two, each after the same
+// silence), or single requests — and
 // returns the one with the most disagreement per second among the models.
 func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Duration, int) {
 	capacity := max(p.capacity(), 1)
@@ -125,12 +126,24 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 		bar = p.deadline
 	}
 	for _, silence := range splitSilences {
-		for _, kind := range []int{0, 1} {
+		for _, kind := range []int{0, 1, 2} {
 			var sched []time.Duration
 			switch kind {
 			case 0:
 				for i := range volley {
 					sched = append(sched, splitLead+silence+time.Duration(i)*splitVolleyGap)
+				}
+			case 2:
+				// Two volleys the same silence apart: a pool that came
+				// back for the first (its boundary fell in the silence)
+				// is spent for the second, where a bucket refills alike.
+				if silence == 0 {
+					continue
+				}
+				for v := range 2 {
+					for i := range volley {
+						sched = append(sched, splitLead+time.Duration(v+1)*silence+time.Duration(v*volley+i)*splitVolleyGap)
+					}
 				}
 			default:
 				for i := range splitSingles {
@@ -246,6 +259,12 @@ func tiedModels(o *Observation) []Candidate {
 			}
 		}
 	}
+	if len(o.phase(phaseSplit)) == 0 {
+		// A bucket's capacity may be two tiers, a primary and a burst
+		// pool that has not come back yet: once per probe, the deciding
+		// experiment asks (fit_tiers.go).
+		out = append(out, hiddenPools(out)...)
+	}
 	if len(out) > splitMaxModels {
 		out = out[:splitMaxModels]
 	}
@@ -278,8 +297,12 @@ func variantKey(c limiter.Config) string {
 	return k
 }
 
-// sizeOf is the parameter a tied family spans most: its window or its rate.
+// sizeOf is the parameter a tied family spans most: its window or its rate
+// (of two tiers, the second's: the first is pinned by the early regime).
 func sizeOf(c limiter.Config) float64 {
+	if c.Algo == limiter.Tiers {
+		return sizeOf(c.Tiers[1].Config(c.Origin))
+	}
 	if c.Window > 0 {
 		return c.Window.Seconds()
 	}

@@ -27,7 +27,8 @@ func recordedProbe(tb testing.TB) *Observation {
 
 // BenchmarkInfer times the whole inference — the grid search is nearly all
 // of it — on a recorded probe and on simulated ones of the window and
-// concurrency families, whose grids are the largest.
+// concurrency families, whose grids are the largest, and of two tiers,
+// where every search runs (BenchmarkFitTiers: the tiers search's share).
 func BenchmarkInfer(b *testing.B) {
 	cases := []struct {
 		name string
@@ -36,6 +37,10 @@ func BenchmarkInfer(b *testing.B) {
 		{"recorded-token-bucket", recordedProbe(b)},
 		{"sliding-log", simulated(b, limiter.Config{Algo: limiter.SlidingLog, Limit: 10, Window: time.Second}, epoch, 650*time.Millisecond, 100*time.Millisecond)},
 		{"fixed-window", simulated(b, limiter.Config{Algo: limiter.FixedWindow, Limit: 20, Window: 2 * time.Second, Align: limiter.AlignWall}, epoch, 2030*time.Millisecond, 100*time.Millisecond)},
+		// No single family explains it: the tiers search runs too.
+		{"tiers-all", simulated(b, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{
+			{Algo: limiter.TokenBucket, Rate: 10, Burst: 5}, {Algo: limiter.FixedWindow, Limit: 16, Window: 2 * time.Second, Align: limiter.AlignWall}}},
+			epoch, 700*time.Millisecond, 50*time.Millisecond)},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -43,5 +48,17 @@ func BenchmarkInfer(b *testing.B) {
 				Infer(c.obs)
 			}
 		})
+	}
+}
+
+// BenchmarkFitTiers times the two-tier search alone on the simulated run of
+// BenchmarkInfer's tiers-all case.
+func BenchmarkFitTiers(b *testing.B) {
+	obs := simulated(b, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{
+		{Algo: limiter.TokenBucket, Rate: 10, Burst: 5}, {Algo: limiter.FixedWindow, Limit: 16, Window: 2 * time.Second, Align: limiter.AlignWall}}},
+		epoch, 700*time.Millisecond, 50*time.Millisecond)
+	evs, h := obs.events(), obs.hypotheses()
+	for b.Loop() {
+		fitTiers(evs, h, obs.RTT)
 	}
 }

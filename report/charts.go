@@ -274,6 +274,8 @@ func modelText(c limiter.Config) string {
 		return fmt.Sprintf("%s limit %d window %s", c.Algo, c.Limit, c.Window)
 	case limiter.Concurrency:
 		return fmt.Sprintf("concurrency max-inflight %d", c.MaxInflight)
+	case limiter.Tiers:
+		return fmt.Sprintf("tiers mode %s: %s and %s", c.TierMode, c.Tiers[0], c.Tiers[1])
 	}
 	return c.Algo
 }

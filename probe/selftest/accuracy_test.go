@@ -71,6 +71,10 @@ var accuracyMatrix = []string{
 	"builtin:token_bucket?rate=10/s&burst=20&refill=1s",
 	"builtin:token_bucket?rate=4/s&burst=12&refill=2s&headers=none",
 	"builtin:token_bucket?rate=20/s&burst=30&refill=500ms&latency=20ms",
+	// Two limits on one key: two zones that must both admit, and a bucket
+	// with a burst pool beside it.
+	"builtin:tiers?mode=all&t1=token_bucket:rate=10/s,burst=5&t2=fixed_window:limit=12,window=5s",
+	"builtin:tiers?mode=either&t1=token_bucket:rate=4/s,burst=4&t2=fixed_window:limit=8,window=2s&headers=none",
 }
 
 // TestAccuracyMatrix probes the whole matrix and prints a confusion matrix,

@@ -87,6 +87,8 @@ func describe(c limiter.Config) string {
 		}
 	case limiter.Concurrency:
 		s = fmt.Sprintf("concurrency %d", c.MaxInflight)
+	case limiter.Tiers:
+		s = fmt.Sprintf("tiers %s %s + %s", c.TierMode, c.Tiers[0], c.Tiers[1])
 	default:
 		s = c.Algo
 	}
@@ -142,6 +144,9 @@ func (o *Outcome) score() {
 		if !t.QueueUnbounded {
 			rel("burst", float64(inf.Burst), float64(t.Burst), math.Max(1, 0.1*float64(t.Burst)))
 		}
+		if t.DelayAfter > 0 {
+			rel("delay", float64(inf.Delay), float64(t.DelayAfter), 0)
+		}
 	case limiter.TokenBucket:
 		if !hidden(time.Duration(float64(t.Burst) / t.Rate * float64(time.Second))) {
 			rel("rate", inf.RatePerS, t.Rate, 0.1*t.Rate)
@@ -165,6 +170,27 @@ func (o *Outcome) score() {
 		}
 	case limiter.Concurrency:
 		rel("max_inflight", float64(inf.MaxInflight), float64(t.MaxInflight), math.Max(1, 0.1*float64(t.MaxInflight)))
+	case limiter.Tiers:
+		if inf.TiersMode != t.TierMode || len(inf.Tiers) != 2 {
+			o.ParamErrs = append(o.ParamErrs, fmt.Sprintf("tiers mode %q (%d tiers), truth %q", inf.TiersMode, len(inf.Tiers), t.TierMode))
+			break
+		}
+		for i, want := range t.Tiers {
+			got := inf.Tiers[i]
+			name := fmt.Sprintf("t%d ", i+1)
+			if got.Family != want.Algo {
+				o.ParamErrs = append(o.ParamErrs, fmt.Sprintf("%sfamily %s, truth %s", name, got.Family, want.Algo))
+				continue
+			}
+			switch want.Algo {
+			case limiter.TokenBucket, limiter.LeakyShaping:
+				rel(name+"rate", got.RatePerS, want.Rate, 0.1*want.Rate)
+				rel(name+"burst", float64(got.Burst), float64(want.Burst), math.Max(1, 0.1*float64(want.Burst)))
+			default:
+				rel(name+"limit", float64(got.Limit), float64(want.Limit), math.Max(1, 0.1*float64(want.Limit)))
+				rel(name+"window", got.WindowS, want.Window.Seconds(), 0.1*want.Window.Seconds())
+			}
+		}
 	}
 	o.ParamsOK = len(o.ParamErrs) == 0
 }

@@ -60,6 +60,11 @@ type Config struct {
 	// client (a server that anchored its grid when it started; the
 	// reference server sets it when it starts). Zero is the wall grid.
 	Origin time.Time
+	// TierMode and Tiers describe Algo Tiers, two limits on one key
+	// (tiers.go): TiersAll (every tier must admit) or TiersEither (the
+	// first admits, else the second).
+	TierMode string
+	Tiers    [2]Tier
 }
 
 // Validate reports the first thing wrong with cfg, phrased for a user who
@@ -105,6 +110,13 @@ func (c Config) Validate() error {
 		if c.MaxInflight < 1 {
 			return fmt.Errorf("concurrency needs max-inflight ≥ 1")
 		}
+	case Tiers:
+		if err := c.validateTiers(); err != nil {
+			return err
+		}
+	}
+	if c.Algo != Tiers && (c.TierMode != "" || c.Tiers[0].Algo != "" || c.Tiers[1].Algo != "") {
+		return fmt.Errorf("mode, t1 and t2 describe two tiers on one key: they apply to algorithm tiers only, not %s", c.Algo)
 	}
 	switch {
 	case c.RefillEvery != 0 && c.Algo != TokenBucket:
@@ -144,6 +156,14 @@ func (c *Config) Set(name, value string) error {
 		c.Limit, err = parseCount(name, value)
 	case "max-inflight":
 		c.MaxInflight, err = parseCount(name, value)
+	case "mode":
+		c.TierMode = strings.TrimSpace(value)
+	case "t1", "t2":
+		t, terr := ParseTier(value)
+		if terr != nil {
+			return fmt.Errorf("%s %w", name, terr)
+		}
+		c.Tiers[name[1]-'1'] = t
 	case "window":
 		c.Window, err = parseDuration(name, value)
 	case "align":
@@ -163,7 +183,7 @@ func (c *Config) Set(name, value string) error {
 }
 
 // ParamNames are the names Set accepts.
-var paramNames = [...]string{"algo", "rate", "burst", "refill", "delay", "limit", "window", "align", "penalty", "count-rejected", "block", "max-inflight"}
+var paramNames = [...]string{"algo", "rate", "burst", "refill", "delay", "limit", "window", "align", "penalty", "count-rejected", "block", "max-inflight", "mode", "t1", "t2"}
 
 // ParamNames lists the parameters Set accepts (a new slice each call).
 func ParamNames() []string { return append([]string(nil), paramNames[:]...) }
@@ -196,6 +216,15 @@ func (c Config) validateRefill() error {
 			c.RefillEvery, FormatRate(c.Rate), per, least)
 	}
 	return nil
+}
+
+// StartAligned reports whether c, or one of its tiers, has a grid anchored
+// at Origin (AlignStart): what a server sets Origin for when it starts.
+func (c Config) StartAligned() bool {
+	if c.Algo == Tiers {
+		return c.Tiers[0].Align == AlignStart || c.Tiers[1].Align == AlignStart
+	}
+	return c.Align == AlignStart
 }
 
 // Restarts reports whether a rejected request restarts the window.

@@ -36,6 +36,30 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 		s = &fwState{}
 		f.keys[key] = s
 	}
+	f.roll(s, now)
+	reset := s.start.Add(w).Sub(now)
+	d := Decision{Limit: f.cfg.Limit, Reset: reset}
+	if s.count < f.cfg.Limit {
+		s.count++
+		d.Allowed = true
+	} else {
+		if f.cfg.CountRejected && s.count < 1<<30 {
+			s.count++ // the attempt is counted; admitted ones were ≤ Limit
+		}
+		if f.cfg.Restarts() {
+			s.start, s.restarted = now, true
+			reset, d.Reset = w, w
+		}
+		d.RetryAfter = reset
+	}
+	d.Remaining = max(f.cfg.Limit-s.count, 0)
+	return d
+}
+
+// roll moves s to the window holding now: a window that closed opens a
+// new one at zero (a restarted one hands back to the alignment's grid).
+func (f *fixedWindow) roll(s *fwState, now time.Time) {
+	w := f.cfg.Window
 	if s.restarted && !now.Before(s.start.Add(w)) {
 		s.start, s.count, s.restarted = time.Time{}, 0, false
 	}
@@ -56,22 +80,20 @@ func (f *fixedWindow) Allow(key string, now time.Time) Decision {
 			s.start, s.count = now, 0
 		}
 	}
-	reset := s.start.Add(w).Sub(now)
-	d := Decision{Limit: f.cfg.Limit, Reset: reset}
-	if s.count < f.cfg.Limit {
-		s.count++
-		d.Allowed = true
-	} else {
-		if f.cfg.CountRejected && s.count < 1<<30 {
-			s.count++ // the attempt is counted; admitted ones were ≤ Limit
-		}
-		if f.cfg.Restarts() {
-			s.start, s.restarted = now, true
-			reset, d.Reset = w, w
-		}
+}
+
+// check is Allow without the charge (checker): the window rolled on a copy.
+func (f *fixedWindow) check(key string, now time.Time) Decision {
+	var s fwState
+	if cur := f.keys[key]; cur != nil {
+		s = *cur
+	}
+	f.roll(&s, now)
+	reset := s.start.Add(f.cfg.Window).Sub(now)
+	d := Decision{Limit: f.cfg.Limit, Reset: reset, Remaining: max(f.cfg.Limit-s.count, 0), Allowed: s.count < f.cfg.Limit}
+	if !d.Allowed {
 		d.RetryAfter = reset
 	}
-	d.Remaining = max(f.cfg.Limit-s.count, 0)
 	return d
 }
 

@@ -71,3 +71,25 @@ func (l *leakyShaping) Allow(key string, now time.Time) Decision {
 	d.Reset = secondsToDuration(excess / r)
 	return d
 }
+
+// check is Allow without the charge (checker): the delay an admission
+// would get, and the queue as it stands before this request.
+func (l *leakyShaping) check(key string, now time.Time) Decision {
+	r, burst := l.cfg.Rate, float64(l.cfg.Burst)
+	d := Decision{Limit: l.cfg.Burst + 1}
+	s := l.keys[key]
+	if s == nil {
+		d.Allowed, d.Remaining = true, l.cfg.Burst+1
+		return d
+	}
+	excess := math.Max(0, s.excess-r*max(now.Sub(s.last).Seconds(), 0)+1)
+	d.Allowed = excess <= burst+1e-9 || l.cfg.QueueUnbounded
+	if !d.Allowed {
+		d.RetryAfter = secondsToDuration((excess - burst) / r)
+	} else if over := excess - float64(l.cfg.DelayAfter); over > 1e-9 {
+		d.Delay = secondsToDuration(over / r)
+	}
+	d.Remaining = max(int(math.Floor(burst-excess+1+1e-9)), 0)
+	d.Reset = secondsToDuration(math.Max(0, excess-1) / r)
+	return d
+}

@@ -54,7 +54,7 @@ const (
 )
 
 // families lists every algorithm ratecheck knows, in a stable order.
-var families = [...]string{None, FixedWindow, SlidingLog, SlidingCounter, TokenBucket, LeakyShaping, Concurrency}
+var families = [...]string{None, FixedWindow, SlidingLog, SlidingCounter, TokenBucket, LeakyShaping, Concurrency, Tiers}
 
 // Families lists the algorithms (a new slice each call).
 func Families() []string { return append([]string(nil), families[:]...) }
@@ -97,6 +97,8 @@ func newAlgo(cfg Config) (Limiter, error) {
 		return newLeakyShaping(cfg), nil
 	case Concurrency:
 		return newConcurrency(cfg), nil
+	case Tiers:
+		return newTiered(cfg)
 	}
 	return nil, fmt.Errorf("unknown algorithm %q", cfg.Algo)
 }

@@ -51,21 +51,51 @@ func (c *slidingCounter) estimate(s *scState, now time.Time) float64 {
 }
 
 func (c *slidingCounter) roll(key string, now time.Time) *scState {
-	w := c.cfg.Window
 	s := c.keys[key]
 	if s == nil {
-		s = &scState{start: gridStart(now, time.Time{}, c.origin(), w)}
+		s = &scState{}
 		c.keys[key] = s
 	}
-	start := gridStart(now, s.start, c.origin(), w)
-	switch {
-	case start.Equal(s.start):
-	case start.Equal(s.start.Add(w)):
-		s.prev, s.curr, s.start = s.curr, 0, start
-	default: // two or more windows idle: both counters are stale
-		s.prev, s.curr, s.start = 0, 0, start
-	}
+	*s = c.rolled(s, now)
 	return s
+}
+
+// rolled is s moved to the window holding now (s nil: a new key), as a
+// copy: check reads it without changing the key's state.
+func (c *slidingCounter) rolled(s *scState, now time.Time) scState {
+	w := c.cfg.Window
+	if s == nil {
+		return scState{start: gridStart(now, time.Time{}, c.origin(), w)}
+	}
+	r := *s
+	start := gridStart(now, r.start, c.origin(), w)
+	switch {
+	case start.Equal(r.start):
+	case start.Equal(r.start.Add(w)):
+		r.prev, r.curr, r.start = r.curr, 0, start
+	default: // two or more windows idle: both counters are stale
+		r.prev, r.curr, r.start = 0, 0, start
+	}
+	return r
+}
+
+// check is Allow without the charge (checker).
+func (c *slidingCounter) check(key string, now time.Time) Decision {
+	s := c.rolled(c.keys[key], now)
+	L := float64(c.cfg.Limit)
+	est := c.estimate(&s, now)
+	d := Decision{Limit: c.cfg.Limit, Allowed: est+1 <= L+1e-9, Remaining: max(int(math.Floor(L-est)), 0)}
+	if !d.Allowed {
+		d.RetryAfter = c.retryAfter(&s, now)
+	}
+	end := s.start.Add(c.cfg.Window)
+	if s.curr > 0 {
+		end = end.Add(c.cfg.Window)
+	}
+	if s.curr > 0 || s.prev > 0 {
+		d.Reset = end.Sub(now)
+	}
+	return d
 }
 
 func (c *slidingCounter) Allow(key string, now time.Time) Decision {

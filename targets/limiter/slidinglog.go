@@ -85,3 +85,28 @@ func (l *slidingLog) allowCounting(key string, now time.Time) Decision {
 	d.Reset = now.Add(l.cfg.Window).Sub(now)
 	return d
 }
+
+// check is Allow without the charge (checker), for a log of admissions
+// (a composition's tiers never count rejections).
+func (l *slidingLog) check(key string, now time.Time) Decision {
+	L := l.cfg.Limit
+	d := Decision{Limit: L, Remaining: L, Allowed: true}
+	s := l.keys[key]
+	if s == nil {
+		return d
+	}
+	head, n := s.head, s.n
+	for n > 0 && !s.ring[head].Add(l.cfg.Window).After(now) {
+		head = (head + 1) % len(s.ring)
+		n--
+	}
+	d.Remaining = max(L-n, 0)
+	if n >= L {
+		d.Allowed = false
+		d.RetryAfter = s.ring[head].Add(l.cfg.Window).Sub(now)
+	}
+	if n > 0 {
+		d.Reset = s.ring[(head+n-1)%len(s.ring)].Add(l.cfg.Window).Sub(now)
+	}
+	return d
+}

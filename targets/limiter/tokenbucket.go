@@ -50,3 +50,20 @@ func secondsToDuration(s float64) time.Duration {
 	}
 	return time.Duration(math.Round(s * float64(time.Second)))
 }
+
+// check is Allow without the charge (checker). The decision is AllowN's:
+// admitted when the wait for the missing part of a token, truncated to
+// whole nanoseconds as rate.Limiter does, is zero.
+func (b *tokenBucket) check(key string, now time.Time) Decision {
+	tokens := float64(b.cfg.Burst) // a new key starts full
+	if lim := b.keys[key]; lim != nil {
+		tokens = lim.TokensAt(now)
+	}
+	d := Decision{Limit: b.cfg.Burst, Remaining: max(int(math.Floor(tokens)), 0)}
+	d.Allowed = tokens >= 1 || time.Duration((1-tokens)/b.cfg.Rate*float64(time.Second)) <= 0
+	if !d.Allowed {
+		d.RetryAfter = secondsToDuration((1 - tokens) / b.cfg.Rate)
+	}
+	d.Reset = secondsToDuration((float64(b.cfg.Burst) - tokens) / b.cfg.Rate)
+	return d
+}

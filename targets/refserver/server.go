@@ -31,7 +31,7 @@ type Handler struct {
 
 // NewHandler validates opt and builds the handler.
 func NewHandler(opt Options) (*Handler, error) {
-	if c := &opt.Limiter; (c.Align == limiter.AlignStart || c.RefillEvery > 0) && c.Origin.IsZero() {
+	if c := &opt.Limiter; (c.StartAligned() || c.RefillEvery > 0) && c.Origin.IsZero() {
 		// The grid (or an interval refill's fill instants) is anchored
 		// where this server started: a phase the client cannot know, and
 		// that does not follow its requests.
@@ -141,9 +141,24 @@ func (h *Handler) writeQuotaHeaders(hd http.Header, d limiter.Decision, now time
 // policyWindowSeconds is the w= of RateLimit-Policy: the window for window
 // algorithms, the time a bucket takes to refill from empty otherwise.
 func (h *Handler) policyWindowSeconds() int {
-	c := h.opt.Limiter
+	return policyWindow(h.opt.Limiter)
+}
+
+func policyWindow(c limiter.Config) int {
 	var s float64
 	switch c.Algo {
+	case limiter.Tiers:
+		// Two limits, one quota advertised (limiter.Decision.Limit): when
+		// all must admit it is the tighter tier's capacity, so its window;
+		// when either does it is both tiers', whole once the slower is.
+		a, b := c.Tiers[0].Config(c.Origin), c.Tiers[1].Config(c.Origin)
+		if c.TierMode == limiter.TiersAll {
+			if capacityOf(b) < capacityOf(a) {
+				a = b
+			}
+			return policyWindow(a)
+		}
+		return max(policyWindow(a), policyWindow(b))
 	case limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter:
 		s = c.Window.Seconds()
 	case limiter.TokenBucket:
@@ -159,6 +174,17 @@ func (h *Handler) policyWindowSeconds() int {
 		s = 1
 	}
 	return max(int(math.Ceil(s)), 1)
+}
+
+// capacityOf is what a limiter admits at once after idle.
+func capacityOf(c limiter.Config) int {
+	switch c.Algo {
+	case limiter.TokenBucket:
+		return c.Burst
+	case limiter.LeakyShaping:
+		return c.Burst + 1
+	}
+	return c.Limit
 }
 
 // problem is an RFC 9457 problem details object with the RateLimit draft's
