@@ -236,8 +236,15 @@ func infer(o *Observation) Inference {
 		if f.mismatches() == math.MaxInt32 {
 			continue
 		}
-		eq := f.mismatches() <= m1+slack
+		// Two tiers can be any single model (a second tier that never
+		// binds): a composition explaining no more than the best single
+		// model is that model fitted on a coarser grid, not a rival.
+		degenerate := f.family == limiter.Tiers && f.mismatches() >= m1
+		eq := f.mismatches() <= m1+slack && !degenerate
 		inf.Alternatives = append(inf.Alternatives, Alternative{Family: f.family, Explained: len(evs) - f.mismatches(), Equivalent: eq})
+		if degenerate {
+			continue
+		}
 		if !eq && f.mismatches() < runnerUp {
 			runnerUp = f.mismatches()
 		}
