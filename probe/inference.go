@@ -121,10 +121,13 @@ type familyFit struct {
 	best   []Candidate
 }
 
-// params is the fit's number of free parameters: its family's, plus one
-// for each variant its best model needs (an interval refill's interval and
-// phase, a start grid's phase, counting denied attempts, a penalty, nginx's
-// delay=N). A variant has to explain more decisions than it costs.
+// params is the fit's number of free parameters: its family's, plus each
+// number a variant adds (an interval refill's interval and phase, a start
+// grid's phase, a block's length, nginx's delay=N). A switch that changes
+// the family's rule without a number to fit (counting denied attempts, a
+// restarting window) adds none: a HAProxy http_req_rate, a counting sliding
+// counter on a start grid that explains every decision, must not lose to a
+// fixed window that gets two wrong.
 func (f familyFit) params() int {
 	n := paramCount[f.family]
 	if len(f.best) == 0 {
@@ -135,12 +138,6 @@ func (f familyFit) params() int {
 		n += 2
 	}
 	if c.Align == limiter.AlignStart {
-		n++
-	}
-	if c.CountRejected {
-		n++
-	}
-	if c.Penalty == limiter.PenaltyRestart {
 		n++
 	}
 	if c.Block > 0 {
@@ -155,9 +152,7 @@ func (f familyFit) params() int {
 // rank orders fits for ties: fewer free parameters first, then by family
 // (familyOrder). So an interval refill comes after every plain family — a
 // fixed window anchored at the server's start is the same limiter as a
-// bucket refilled whole every window, and the simpler name — and a start
-// grid that also counts denied attempts does not outrank a bucket it only
-// imitates.
+// bucket refilled whole every window, and the simpler name.
 func (f familyFit) rank() int { return f.params()*len(familyOrder) + orderOf(f.family) }
 
 func (f familyFit) refills() bool { return len(f.best) > 0 && f.best[0].Config.RefillEvery > 0 }
@@ -215,14 +210,15 @@ func infer(o *Observation) Inference {
 	sort.SliceStable(fits, func(i, j int) bool {
 		return fits[i].mismatches()+fits[i].params() < fits[j].mismatches()+fits[j].params()
 	})
-	// Among families within noise of the best, prefer the simpler and more
-	// common one (a token bucket of capacity 1 and a first-aligned fixed
-	// window of 1 are the same limiter); the others are listed as
-	// equivalent.
+	// Among families whose decisions are within noise of the best's,
+	// prefer the simpler and more common one (a token bucket of capacity 1
+	// and a first-aligned fixed window of 1 are the same limiter); the
+	// others are listed as equivalent. (Noise moves decisions, not
+	// parameters: the parameter penalty is in the order already.)
 	slack := equivalenceSlack(len(evs))
-	top := fits[0].mismatches() + fits[0].params()
+	top := fits[0].mismatches()
 	for i, f := range fits {
-		if f.mismatches()+f.params() <= top+slack && f.rank() < fits[0].rank() {
+		if f.mismatches() <= top+slack && f.rank() < fits[0].rank() {
 			fits[0], fits[i] = fits[i], fits[0]
 		}
 	}
