@@ -157,6 +157,10 @@ func (b *redisBucket) atomicStep(key string, now time.Time) (float64, bool, erro
 	return tokens, allowed == 1, err
 }
 
+// naiveReadWriteGap is how long the naive store holds a read before it
+// writes the result back.
+const naiveReadWriteGap = 2 * time.Millisecond
+
 // naiveStep reads the bucket, decides in the replica and writes it back:
 // two round trips with nothing holding the others off in between, the
 // check-then-act race of a limiter written without a script or a lock.
@@ -179,6 +183,12 @@ func (b *redisBucket) naiveStep(key string, now time.Time) (float64, bool, error
 		prev = &bucket{tokens: t, at: a}
 	}
 	next, allowed := step(prev, b.micros(now), b.cfg.Rate, b.cfg.Burst)
+	// The time a real service spends between its read and its write: a
+	// round trip to a Redis on another host plus its own work. On
+	// loopback the window is ~50 µs, and whether a burst's reads overlap
+	// in it was up to the scheduler (a burst of 200 was sometimes
+	// admitted exactly 20 on a loaded machine).
+	time.Sleep(naiveReadWriteGap)
 	val := strconv.FormatFloat(next.tokens, 'g', 17, 64) + " " + strconv.FormatInt(next.at, 10)
 	if err := b.rdb.Set(ctx, b.key(key), val, time.Duration(b.ttl())*time.Millisecond).Err(); err != nil {
 		return 0, false, err
