@@ -198,7 +198,10 @@ func widenTiers(evs []event, best []Candidate, rtt time.Duration) []Candidate {
 const tiersRefineFrom = 3
 
 // refineTiers replays the variations of the first few best candidates and
-// keeps them if they do at least as well.
+// keeps every composition within noise (equivalenceSlack) of the best seen:
+// a late answer on a loaded machine can cost the true composition a
+// decision against a look-alike (a first-aligned window that fits one
+// boundary as well as the wall grid), and simplestTiers must still see it.
 func refineTiers(evs []event, best []Candidate, rtt time.Duration, vary func(limiter.Config) []limiter.Config) []Candidate {
 	var cfgs []limiter.Config
 	seen := map[limiter.Config]bool{}
@@ -210,13 +213,23 @@ func refineTiers(evs []event, best []Candidate, rtt time.Duration, vary func(lim
 			}
 		}
 	}
-	if all := fitFamily(evs, cfgs, rtt); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
-		if all[0].Mismatches == best[0].Mismatches {
-			return append(best, all...)
-		}
-		return all
+	margin := equivalenceSlack(len(evs))
+	all := append(append([]Candidate(nil), best...), fitFamilyWithin(evs, cfgs, rtt, margin)...)
+	if len(all) == 0 {
+		return best
 	}
-	return best
+	slices.SortStableFunc(all, func(a, b Candidate) int { return a.Mismatches - b.Mismatches })
+	type key struct {
+		c   limiter.Config
+		off time.Duration
+	}
+	kept, top := map[key]bool{}, all[0].Mismatches
+	return slices.DeleteFunc(all, func(c Candidate) bool {
+		k := key{c.Config, c.Offset}
+		drop := c.Mismatches > top+margin || kept[k]
+		kept[k] = true
+		return drop
+	})
 }
 
 // regime is the early part of a run: the events up to the last admission
