@@ -198,7 +198,7 @@ func (o *Outcome) score() {
 // demoTargets are one built-in target per family, then one per variant (a
 // counter that counts denied attempts, a pacer, a grid anchored at the
 // server's start, a window restarted by every over-limit request, a bucket
-// refilled in clumps), small
+// refilled in clumps, nginx delay=N, a bucket with a burst pool beside it), small
 // enough that the whole demo takes two or three minutes. (A key blocked
 // after a rejection for longer than its refill is a first-aligned fixed
 // window in disguise: named, but never with the confidence a demo row
@@ -216,6 +216,8 @@ var demoTargets = [...]string{
 	"builtin:sliding_counter?limit=24&window=4s&align=start",
 	"builtin:fixed_window?limit=10&window=2s&penalty=restart",
 	"builtin:token_bucket?rate=10/s&burst=20&refill=1s",
+	"builtin:leaky_shaping?rate=10/s&burst=10&delay=4",
+	"builtin:tiers?mode=either&t1=token_bucket:rate=4/s,burst=4&t2=fixed_window:limit=8,window=2s",
 }
 
 // DemoTargets are the demo's targets (a new slice each call).
