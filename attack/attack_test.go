@@ -64,6 +64,7 @@ func runAgainst(t *testing.T, url string, p Profile, opt Options) (Report, *Coll
 	}
 	col := NewCollector(true)
 	e := New(req, opt, st.Add, col.Add)
+	e.WarmFor(context.Background(), p) // as Run does
 	ctx := e.Begin(context.Background())
 	rep, err := p.Run(ctx, e, col)
 	e.Finish()

@@ -349,6 +349,30 @@ func (e *Engine) Do(ctx context.Context, s Shot) (r *Result, ok bool) {
 	return r, true
 }
 
+// Warm opens n connections before the run begins (HTTP/2: one), so its
+// first shots are not late by a handshake. It sends no request, so a limiter
+// sees nothing; it ends with ctx, or when the dials' timeout passes.
+func (e *Engine) Warm(ctx context.Context, n int) {
+	if n <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, min(e.opt.Timeout, e.opt.MaxDuration))
+	defer cancel()
+	if e.h2 != nil {
+		e.h2.warm(ctx)
+		return
+	}
+	e.pool.prewarm(ctx, min(n, e.opt.MaxConns))
+}
+
+// WarmFor warms the connections p wants open before its first instant
+// (a Warmer); call it before Begin.
+func (e *Engine) WarmFor(ctx context.Context, p Profile) {
+	if w, ok := p.(Warmer); ok {
+		e.Warm(ctx, w.WarmConns(e.opt))
+	}
+}
+
 // Schedule sends n shots, each at its planned instant, without waiting for
 // any response (open model). plan must give non-decreasing instants. It
 // returns once the last shot is sent or the run ends; use Wait for the

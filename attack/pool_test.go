@@ -97,3 +97,40 @@ func TestPacedRunOpensWhatASlowServerNeeds(t *testing.T) {
 		t.Fatalf("a request went out %s late: it waited for a connection", late)
 	}
 }
+
+// A paced run opens its first connections before its clock starts: with
+// handshakes that take 100 ms, a run that dialled on demand would send its
+// first requests 100 ms late (and queue the next ones behind them). The
+// bound leaves half the handshake for a loaded machine's stalls.
+func TestSteadyStartsOnWarmConnections(t *testing.T) {
+	pki := newTestPKI(t)
+	var conns atomic.Int64
+	const handshake = 100 * time.Millisecond
+	url := slowHandshakeServer(t, pki.serverConfig(false), handshake, &conns)
+	p := Steady{Rate: 1000, Duration: 200 * time.Millisecond}
+	rep, _, _ := runAgainst(t, url, p, Options{TLS: TLSOptions{CACertFile: pki.caFile}})
+	if rep.Summary.Admitted != 200 {
+		t.Fatalf("summary %+v", rep.Summary)
+	}
+	if late := rep.Summary.Lateness.Max; late > handshake/2 {
+		t.Fatalf("a request went out %s late: it waited for a handshake (%d connections, %d warmed)", late, conns.Load(), p.WarmConns(Options{}))
+	}
+}
+
+func TestSteadyWarmConns(t *testing.T) {
+	for _, c := range []struct {
+		p    Steady
+		want int
+	}{
+		{Steady{Rate: 10}, 2},
+		{Steady{Rate: 5000}, 6},
+		{Steady{Rate: 5000, Shard: Shard{K: 1, N: 5}}, 2},
+		{Steady{Rate: 1e6}, maxWarmConns},
+		{Steady{Conns: 50}, 50},
+		{Steady{Conns: 50, Shard: Shard{K: 1, N: 2}}, 25},
+	} {
+		if got := c.p.WarmConns(Options{}); got != c.want {
+			t.Errorf("%+v: %d warm connections, want %d", c.p, got, c.want)
+		}
+	}
+}

@@ -112,6 +112,12 @@ type Validator interface {
 	Validate(opt Options) error
 }
 
+// A Warmer is a profile that wants connections open before its first
+// instant: Run opens WarmConns(opt) of them before the run's clock starts.
+type Warmer interface {
+	WarmConns(opt Options) int
+}
+
 // A ConfigError is a profile or option that cannot run as given: nothing
 // was sent. Field is the one at fault ("Burst.K", "Options.MaxConns"); the
 // message names fields as Options.Names says.

@@ -126,6 +126,8 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 		}
 		sinks = append(sinks, stream.Add)
 	}
+	eng := New(opts.Request, o, append(sinks, opts.Sinks...)...)
+	eng.WarmFor(ctx, p)                             // before the clock starts: the time budget is the plan's
 	start, began := waitForStart(ctx, opts.StartAt) // offset 0 of the run and the header's wall clock
 	if stream != nil {
 		h := opts.Header
@@ -143,7 +145,6 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 			return nil, &ConfigError{Field: "RunOptions.Out", Msg: err.Error()}
 		}
 	}
-	eng := New(opts.Request, o, append(sinks, opts.Sinks...)...)
 	rep, runErr := p.Run(eng.BeginAt(ctx, start), eng, col)
 	eng.Finish()
 

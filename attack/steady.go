@@ -36,6 +36,21 @@ type SteadyMetrics struct {
 	Planned time.Duration `json:"planned_ns,omitempty"`
 }
 
+// WarmConns is enough connections for a millisecond of sends, plus one:
+// the first shots and a short stall find them open (a paced run opens more
+// as it needs them), and all of them for a closed loop.
+func (p Steady) WarmConns(opt Options) int {
+	if p.Rate <= 0 {
+		return max(p.Shard.Share(p.Conns), 1)
+	}
+	perShard := p.Rate / float64(max(p.Shard.N, 1))
+	return min(int(math.Ceil(perShard/1000))+1, maxWarmConns)
+}
+
+// maxWarmConns bounds a paced run's warm-up: at 25,000/s a millisecond is 25
+// sends, and more than that is better opened on demand than all at once.
+const maxWarmConns = 32
+
 func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
 	if err := p.Validate(e.opt); err != nil {
 		return Report{}, err

@@ -109,11 +109,7 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 				// Held to the natural length, as the second Retry-After
 				// wait is: after the trace's two windows and a Retry-After
 				// wait, a wait for a whole window's reset is a fourth.
-				if p.pastNatural(r, at) {
-					p.note("silent wait for Reset not run: it would take the probe past %.0f s, its natural length", p.naturalLength(at.Sub(p.e.Start().Add(r.Done))).Seconds())
-					break
-				}
-				p.silentRetry(ctx, r, at, phaseResetWait, "Reset")
+				p.silentRetryWithin(ctx, r, at, phaseResetWait, "Reset", "silent wait for Reset")
 			} else {
 				p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
 			}
@@ -126,11 +122,7 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 			return
 		}
 		if at2, ok := retryAfterOf(p.e.Start(), r2); ok {
-			if p.pastNatural(r2, at2) {
-				p.note("second silent wait for Retry-After not run: it would take the probe past %.0f s, its natural length", p.naturalLength(at2.Sub(p.e.Start().Add(r2.Done))).Seconds())
-				return
-			}
-			p.silentRetry(ctx, r2, at2, phaseRetryWait, "Retry-After")
+			p.silentRetryWithin(ctx, r2, at2, phaseRetryWait, "Retry-After", "second silent wait for Retry-After")
 		}
 	}
 }
@@ -141,12 +133,16 @@ func (p *planner) naturalLength(span time.Duration) time.Duration {
 	return max(naturalMin, 3*max(p.hintWindow, span))
 }
 
-// pastNatural reports whether a silent wait from r until at would end
-// after the probe's natural length (a wait that names a longer window
-// lengthens it).
-func (p *planner) pastNatural(r *attack.Result, at time.Time) bool {
-	wake := max(at.Sub(p.e.Start()), r.Done) + p.calibrationRTT() + silentMargin
-	return wake > p.naturalLength(at.Sub(p.e.Start().Add(r.Done)))
+// silentRetryWithin is silentRetry held to the probe's natural length (a
+// wait that names a longer window lengthens it): a wait that would end
+// after it is not run, and the run notes why.
+func (p *planner) silentRetryWithin(ctx context.Context, r *attack.Result, at time.Time, phase, what, wait string) {
+	natural := p.naturalLength(at.Sub(p.e.Start().Add(r.Done)))
+	if wake := max(at.Sub(p.e.Start()), r.Done) + p.calibrationRTT() + silentMargin; wake > natural {
+		p.note("%s not run: it would take the probe past %.0f s, its natural length", wait, natural.Seconds())
+		return
+	}
+	p.silentRetry(ctx, r, at, phase, what)
 }
 
 // naturalMin is the shortest natural length of a probe.
