@@ -123,11 +123,17 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 	// contention, plus the quiet periods a counting limiter forces.
 	// Only when every model in contention needs them: a plain limiter's
 	// probe does not pay for the quiet periods of a counting twin.
-	bar, counting := 20*time.Second, true
+	bar, counting, anyCounting := 20*time.Second, true, false
 	for _, m := range models {
 		bar = max(bar, 3*m.Config.Window)
-		counting = counting && (m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts())
+		c := m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts()
+		counting, anyCounting = counting && c, anyCounting || c
 	}
+	// Knocking asks one question, whether denied attempts keep the key
+	// shut: only when the tied models answer it differently. Otherwise its
+	// many decisions near a limit (a sliding counter's estimate crossing
+	// it) split models by timing noise, not by what they are.
+	knock := anyCounting && !counting
 	if counting {
 		bar = p.deadline
 	}
@@ -168,7 +174,7 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 				// Steady knocking faster than the capacity returns: a
 				// limiter that counts denied attempts (or restarts its
 				// window on them) stays shut, one that refills does not.
-				if silence != 0 {
+				if silence != 0 || !knock {
 					continue
 				}
 				for _, gap := range splitKnockGaps {
