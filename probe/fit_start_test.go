@@ -99,3 +99,28 @@ func TestFitPenaltiesFindsTheBlock(t *testing.T) {
 		t.Fatalf("block candidates from one lockout: %v", got)
 	}
 }
+
+// A bucket refilled in clumps and a sliding counter that counts denied
+// attempts can explain a short probe alike; steady knocking splits them: the
+// bucket admits its 10 tokens every second however often it is asked, the
+// counter, asked 40 times a second for a limit of 10, stays shut. A train
+// slower than the refill (10/s) splits them far less.
+func TestKnockingSplitsARefillFromACountingCounter(t *testing.T) {
+	bucket := limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20, RefillEvery: time.Second, Origin: epoch.Add(-time.Hour + 370*time.Millisecond)}
+	obs := simulated(t, bucket, epoch, time.Second+30*time.Millisecond, 50*time.Millisecond)
+	counting := Candidate{Config: limiter.Config{Algo: limiter.SlidingCounter, Limit: 10, Window: time.Second, Align: limiter.AlignStart, Origin: epoch.Add(-time.Hour + 370*time.Millisecond), CountRejected: true}}
+	last := obs.Results[len(obs.Results)-1].Sent
+	train := func(gap time.Duration) []time.Duration {
+		var s []time.Duration
+		for i := range int(splitKnockSpan / gap) {
+			s = append(s, splitLead+time.Duration(i)*gap)
+		}
+		return s
+	}
+	fast := disagreement(obs, []Candidate{{Config: bucket}, counting}, last, train(splitKnockGaps[0]))
+	slow := disagreement(obs, []Candidate{{Config: bucket}, counting}, last, train(splitKnockGaps[len(splitKnockGaps)-1]))
+	t.Logf("disagreements: %d knocking at 40/s, %d at 10/s", fast, slow)
+	if fast < 10 || fast <= slow {
+		t.Fatalf("knocking at 40/s: %d disagreements, at 10/s: %d", fast, slow)
+	}
+}

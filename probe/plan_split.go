@@ -32,6 +32,12 @@ const (
 	splitLead      = 50 * time.Millisecond
 )
 
+// splitKnockGaps space the knocking trains a proposed schedule may be, for
+// splitKnockSpan: 40, 20 and 10 requests per second.
+var splitKnockGaps = []time.Duration{25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond}
+
+const splitKnockSpan = 2 * time.Second
+
 // splitSilences are the quiet periods a proposed schedule starts with.
 var splitSilences = []time.Duration{0, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
 
@@ -104,7 +110,8 @@ func (p *planner) snapshot() *Observation {
 }
 
 // bestSplit proposes schedules (offsets from now) — a silence, then a
-// volley of a little more than the capacity, or single requests — and
+// volley of a little more than the capacity, or single requests; or two
+// seconds of steady knocking — and
 // returns the one with the most disagreement per second among the models.
 func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Duration, int) {
 	capacity := max(p.capacity(), 1)
@@ -116,36 +123,62 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 	// contention, plus the quiet periods a counting limiter forces.
 	// Only when every model in contention needs them: a plain limiter's
 	// probe does not pay for the quiet periods of a counting twin.
-	bar, counting := 20*time.Second, true
+	bar, counting, anyCounting := 20*time.Second, true, false
 	for _, m := range models {
 		bar = max(bar, 3*m.Config.Window)
-		counting = counting && (m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts())
+		c := m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts()
+		counting, anyCounting = counting && c, anyCounting || c
 	}
+	// Knocking asks one question, whether denied attempts keep the key
+	// shut: only when the tied models answer it differently. Otherwise its
+	// many decisions near a limit (a sliding counter's estimate crossing
+	// it) split models by timing noise, not by what they are.
+	knock := anyCounting && !counting
 	if counting {
 		bar = p.deadline
 	}
+	// consider scores a proposed schedule: the disagreements per second it
+	// costs (its length and half a second to read the answers).
+	consider := func(sched []time.Duration) {
+		end := p.e.Now() + sched[len(sched)-1]
+		if end > p.deadline || end > bar-answerGrace || len(sched) > p.left()-traceMinReserve {
+			return
+		}
+		score := disagreement(obs, models, now-splitLead, sched)
+		rate := float64(score) / (sched[len(sched)-1] + 500*time.Millisecond).Seconds()
+		if score >= splitMinDisagreement && rate > bestRate {
+			best, bestScore, bestRate = sched, score, rate
+		}
+	}
 	for _, silence := range splitSilences {
-		for _, kind := range []int{0, 1} {
+		for _, kind := range []int{0, 1, 2} {
 			var sched []time.Duration
 			switch kind {
 			case 0:
 				for i := range volley {
 					sched = append(sched, splitLead+silence+time.Duration(i)*splitVolleyGap)
 				}
+			case 2:
+				// Steady knocking faster than the capacity returns: a
+				// limiter that counts denied attempts (or restarts its
+				// window on them) stays shut, one that refills does not.
+				if silence != 0 || !knock {
+					continue
+				}
+				for _, gap := range splitKnockGaps {
+					var train []time.Duration
+					for i := range int(splitKnockSpan / gap) {
+						train = append(train, splitLead+time.Duration(i)*gap)
+					}
+					consider(train)
+				}
+				continue
 			default:
 				for i := range splitSingles {
 					sched = append(sched, splitLead+silence+time.Duration(i)*splitSingleGap)
 				}
 			}
-			end := p.e.Now() + sched[len(sched)-1]
-			if end > p.deadline || end > bar-answerGrace || len(sched) > p.left()-traceMinReserve {
-				continue
-			}
-			score := disagreement(obs, models, now-splitLead, sched)
-			rate := float64(score) / (sched[len(sched)-1] + 500*time.Millisecond).Seconds()
-			if score >= splitMinDisagreement && rate > bestRate {
-				best, bestScore, bestRate = sched, score, rate
-			}
+			consider(sched)
 		}
 	}
 	return best, bestScore
