@@ -3,14 +3,30 @@ package selftest
 import (
 	"context"
 	"github.com/ratecheck/ratecheck/probe"
+	"slices"
+	"strings"
 	"testing"
 )
+
+// demoEvidence is what a variant's demo row must tell its user, the fact
+// that the variant's finding rests on.
+var demoEvidence = map[string]string{
+	"builtin:sliding_counter?limit=10&window=2s&count-rejected=on":                                 "every denied attempt counts",
+	"builtin:token_bucket?rate=10/s&burst=20&refill=1s":                                            "capacity returns in clumps of 10 every ",
+	"builtin:leaky_shaping?rate=10/s&burst=10&delay=4":                                             "burst=10 delay=4: of a burst after idle the first 5 pass at once",
+	"builtin:tiers?mode=either&t1=token_bucket:rate=4/s,burst=4&t2=fixed_window:limit=8,window=2s": "two limits on one key",
+}
 
 // One built-in target per family, probed end to end: the family and its
 // parameters must come out within the harness's bars, with confidence of
 // at least 0.3. (The full matrix is
 // `go test -tags accuracy ./probe/selftest/`.)
 func TestProbeNamesEveryFamily(t *testing.T) {
+	for spec := range demoEvidence {
+		if !slices.Contains(DemoTargets(), spec) {
+			t.Fatalf("demoEvidence names %s, which is not a demo target", spec)
+		}
+	}
 	for _, spec := range DemoTargets() {
 		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{})
 		if err != nil {
@@ -20,6 +36,9 @@ func TestProbeNamesEveryFamily(t *testing.T) {
 			t.Errorf("%s: inferred %q (confidence %.2f), truth %s; param errors %v\nevidence %v",
 				spec, out.Inference.Summary(), out.Inference.Confidence, out.TruthText, out.ParamErrs, out.Inference.Evidence)
 			continue
+		}
+		if want, ok := demoEvidence[spec]; ok && !strings.Contains(strings.Join(out.Inference.Evidence, "\n"), want) {
+			t.Errorf("%s: named right, but no evidence %q: %q", spec, want, out.Inference.Evidence)
 		}
 		// Right, and not unsure beyond what a loaded machine does to a
 		// probe of a few hundred decisions: a window every knock restarts
