@@ -109,8 +109,9 @@ type Engine struct {
 	inflight chan struct{}
 	wg       sync.WaitGroup
 
-	realtimeRelease atomic.Bool // the last burst's writes ran at real-time priority
-	cpuAtBegin      CPUUsage    // the process's CPU use at Begin (cpu.go)
+	realtimeRelease atomic.Bool  // the last burst's writes ran at real-time priority
+	armedLate       atomic.Int64 // the last burst's connections were armed this long after its instant (ns)
+	cpuAtBegin      CPUUsage     // the process's CPU use at Begin (cpu.go)
 
 	warmed        time.Duration // spent in Warm before Begin: taken off the time budget
 	budgetChecked chan struct{} // closed once the time-budget note is settled
