@@ -249,7 +249,7 @@ func (e *Engine) Sent() int { return int(e.sent.Load()) }
 func (e *Engine) take() bool {
 	if e.sent.Add(1) > int64(e.opt.MaxRequests) {
 		e.sent.Add(-1)
-		e.note(fmt.Sprintf("request budget reached: stopped after %d requests (raise %s)", e.opt.MaxRequests, e.opt.name("Options.MaxRequests")))
+		e.note(fmt.Sprintf("request budget reached: stopped after %d request(s) (raise %s)", e.opt.MaxRequests, e.opt.name("Options.MaxRequests")))
 		e.stopped(StopRequestBudget)
 		e.life.Lock()
 		cancel := e.cancel // nil before Begin: BeginAt then ends the run at once
