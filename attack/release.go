@@ -65,9 +65,10 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		go func() {
 			defer e.wg.Done()
 			c := e.pool.get()
-			stamp(a.r, c.local)
+			stamp(a.r, c.local, 0)
 			sock, tail, err := c.prewrite(ctx, e.wire(a.r.Key))
 			if err == nil {
+				a.r.Conn = c.serial
 				a.conn, a.tail = sock, tail
 				// The answer is due Timeout after the release, however
 				// long the idle before it.
@@ -254,7 +255,7 @@ func (e *Engine) burstH2(ctx context.Context, at time.Duration, shots []Shot) {
 			byConn[h] = g
 			groups = append(groups, g)
 		}
-		stamp(r, h.local)
+		stamp(r, h.local, h.serial)
 		id := h.open(r, e.start, func() {
 			go func() { // not on the connection's reader, which must go on reading
 				<-released // Sent is final
