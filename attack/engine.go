@@ -109,9 +109,11 @@ type Engine struct {
 	inflight chan struct{}
 	wg       sync.WaitGroup
 
-	realtimeRelease atomic.Bool // the last burst's writes ran at real-time priority
-	cpuAtBegin      CPUUsage    // the process's CPU use at Begin (cpu.go)
+	realtimeRelease atomic.Bool  // the last burst's writes ran at real-time priority
+	armedLate       atomic.Int64 // the last burst's connections were armed this long after its instant (ns)
+	cpuAtBegin      CPUUsage     // the process's CPU use at Begin (cpu.go)
 
+	warmed        time.Duration // spent in Warm before Begin: taken off the time budget
 	budgetChecked chan struct{} // closed once the time-budget note is settled
 	stopAfter     []func() bool // the AfterFuncs BeginAt registered, stopped by Finish
 
@@ -170,7 +172,8 @@ func (e *Engine) Begin(parent context.Context) context.Context {
 func (e *Engine) BeginAt(parent context.Context, start time.Time) context.Context {
 	e.start = start
 	e.markCPU()
-	ctx, cancel := context.WithTimeoutCause(parent, e.opt.MaxDuration, errTimeBudget)
+	// The warm-up (Warm) ran before the clock started, but on the budget.
+	ctx, cancel := context.WithTimeoutCause(parent, max(e.opt.MaxDuration-e.warmed, 0), errTimeBudget)
 	// The note is written on the AfterFunc's goroutine; Finish waits for it,
 	// so a run the time budget ended always says so.
 	e.budgetChecked = make(chan struct{})
@@ -246,7 +249,7 @@ func (e *Engine) Sent() int { return int(e.sent.Load()) }
 func (e *Engine) take() bool {
 	if e.sent.Add(1) > int64(e.opt.MaxRequests) {
 		e.sent.Add(-1)
-		e.note(fmt.Sprintf("request budget reached: stopped after %d requests (raise %s)", e.opt.MaxRequests, e.opt.name("Options.MaxRequests")))
+		e.note(fmt.Sprintf("request budget reached: stopped after %d request(s) (raise %s)", e.opt.MaxRequests, e.opt.name("Options.MaxRequests")))
 		e.stopped(StopRequestBudget)
 		e.life.Lock()
 		cancel := e.cancel // nil before Begin: BeginAt then ends the run at once
@@ -351,12 +354,16 @@ func (e *Engine) Do(ctx context.Context, s Shot) (r *Result, ok bool) {
 
 // Warm opens n connections before the run begins (HTTP/2: one), so its
 // first shots are not late by a handshake. It sends no request, so a limiter
-// sees nothing; it ends with ctx, or when the dials' timeout passes.
+// sees nothing. It takes at most a tenth of the time budget (and a second),
+// after which the rest are opened on demand as without it; the time it took
+// comes off the budget.
 func (e *Engine) Warm(ctx context.Context, n int) {
 	if n <= 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, min(e.opt.Timeout, e.opt.MaxDuration))
+	began := time.Now()
+	defer func() { e.warmed += time.Since(began) }()
+	ctx, cancel := context.WithTimeout(ctx, min(e.opt.Timeout, e.opt.MaxDuration/10, maxWarmTime))
 	defer cancel()
 	if e.h2 != nil {
 		e.h2.warm(ctx)
@@ -364,6 +371,10 @@ func (e *Engine) Warm(ctx context.Context, n int) {
 	}
 	e.pool.prewarm(ctx, min(n, e.opt.MaxConns))
 }
+
+// maxWarmTime bounds the warm-up: a loopback or LAN handshake takes
+// milliseconds; a server slower than this gets its connections on demand.
+const maxWarmTime = time.Second
 
 // WarmFor warms the connections p wants open before its first instant
 // (a Warmer); call it before Begin.

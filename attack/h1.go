@@ -25,6 +25,7 @@ type h1conn struct {
 	tlsConf *tls.Config // nil for plain http
 	timeout time.Duration
 	local   netip.Addr     // source address to bind (source.go); zero: the kernel's choice
+	serial  int64          // the open connection's number (nextConnSerial); 0 when closed
 	broken  error          // why no connection can be made (a TLS configuration that failed to load)
 	raw     net.Conn       // the TCP connection
 	c       net.Conn       // what requests are written to: raw, or TLS over raw
@@ -76,6 +77,7 @@ func (h *h1conn) dial(ctx context.Context) error {
 		c = tc
 	}
 	h.raw, h.c, h.rec = raw, c, rec
+	h.serial = nextConnSerial()
 	h.br = bufio.NewReaderSize(c, 4096)
 	h.used = false
 	return nil
@@ -85,6 +87,7 @@ func (h *h1conn) close() {
 	if h.c != nil {
 		h.c.Close()
 		h.c, h.raw, h.rec = nil, nil, nil
+		h.serial = 0
 	}
 	h.unwatch()
 }
@@ -121,7 +124,7 @@ func (h *h1conn) ready(ctx context.Context) error {
 // roundTrip sends wire and reads the response into r. start is the run's
 // zero.
 func (h *h1conn) roundTrip(ctx context.Context, wire []byte, start time.Time, r *Result) {
-	stamp(r, h.local)
+	stamp(r, h.local, 0)
 	for attempt := 0; ; attempt++ {
 		if err := h.ready(ctx); err != nil {
 			r.Sent = time.Since(start)
@@ -129,6 +132,7 @@ func (h *h1conn) roundTrip(ctx context.Context, wire []byte, start time.Time, r 
 			r.Error = describeNetErr(h.addr, h.explain(err))
 			return
 		}
+		r.Conn = h.serial
 		reused := h.used
 		_ = h.c.SetDeadline(time.Now().Add(h.timeout))
 		h.watch(ctx) // Ctrl-C must not wait out a slow server

@@ -94,6 +94,7 @@ func newH2client(addr string, req *Request, opt Options) *h2client {
 type h2conn struct {
 	addr    string
 	local   netip.Addr // the source address it is bound to
+	serial  int64      // the connection's number (nextConnSerial)
 	tc      *tls.Conn
 	fr      *http2.Framer
 	timeout time.Duration
@@ -149,7 +150,7 @@ func (c *h2client) dial(ctx context.Context) (*h2conn, error) {
 		raw.Close()
 		return nil, errNoH2
 	}
-	h := &h2conn{addr: c.addr, local: local, tc: tc, timeout: c.timeout, streams: map[uint32]*h2stream{}, nextID: 1,
+	h := &h2conn{addr: c.addr, local: local, serial: nextConnSerial(), tc: tc, timeout: c.timeout, streams: map[uint32]*h2stream{}, nextID: 1,
 		maxStreams: h2DefaultStreams, settled: make(chan struct{})}
 	h.fr = http2.NewFramer(tc, bufio.NewReaderSize(tc, 16<<10))
 	h.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
@@ -578,7 +579,7 @@ func (c *h2client) send(ctx context.Context, e *Engine, r *Result, done func()) 
 		done()
 		return
 	}
-	stamp(r, h.local)
+	stamp(r, h.local, h.serial)
 	id := h.open(r, e.start, done)
 	b := c.frames(id, r.Key, r.extra...)
 	r.Sent = e.Now()

@@ -25,13 +25,7 @@ func (g *merger) report(s Summary) Report {
 			m.Span, m.Planned = max(m.Span, o.Span), max(m.Planned, o.Planned)
 			m.CutShort = m.CutShort || o.CutShort
 		}
-		m.AchievedRate, m.Imprecise = s.SentRate, m.TargetRate > 0 && s.Imprecise()
-		if s.Requests > 0 {
-			if m.Span > 0 {
-				m.AdmittedRate = float64(s.Admitted) / m.Span.Seconds()
-			}
-			m.RejectedPct = 100 * float64(s.Rejected) / float64(s.Requests)
-		}
+		m.conclude(s, m.TargetRate > 0)
 		return m.report(m.Planned, s)
 	case "burst":
 		m := burstPhaseOf(g.burst)

@@ -154,7 +154,7 @@ func (p *pacer) newLaneLocked(c *h1conn, state int32) *lane {
 // send writes r's request on l, now.
 func (p *pacer) send(l *lane, r *Result) {
 	l.r, l.wire = r, p.e.wire(r.Key)
-	stamp(r, l.c.local)
+	stamp(r, l.c.local, l.c.serial)
 	_ = l.conn.SetDeadline(time.Now().Add(l.c.timeout))
 	r.Sent = p.e.Now()
 	_, err := l.conn.Write(l.wire)

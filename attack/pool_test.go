@@ -134,3 +134,26 @@ func TestSteadyWarmConns(t *testing.T) {
 		}
 	}
 }
+
+// The warm-up is on the time budget: against a server whose handshakes
+// never finish in time, a run with a 1 s budget still ends after 1 s (the
+// warm-up gives up after a tenth of it and the run's clock has the rest),
+// not after the warm-up's wait (up to the 500 ms timeout) plus the budget.
+// Requests in flight give up at the budget's end; the bound leaves a
+// loaded machine 250 ms for it.
+func TestWarmUpIsOnTheTimeBudget(t *testing.T) {
+	pki := newTestPKI(t)
+	var conns atomic.Int64
+	url := slowHandshakeServer(t, pki.serverConfig(false), 5*time.Second, &conns)
+	opt := Options{TLS: TLSOptions{CACertFile: pki.caFile}, MaxDuration: time.Second, Timeout: 500 * time.Millisecond}
+	began := time.Now()
+	rep, _, _ := runAgainst(t, url, Steady{Rate: 20, Duration: 3 * time.Second}, opt)
+	took := time.Since(began)
+	if took > opt.MaxDuration+250*time.Millisecond {
+		t.Fatalf("a run with a %s budget took %s", opt.MaxDuration, took)
+	}
+	if rep.Summary.Admitted != 0 || rep.Summary.Errors == 0 {
+		t.Fatalf("summary %+v", rep.Summary)
+	}
+	t.Logf("took %s, %d errors", took, rep.Summary.Errors)
+}

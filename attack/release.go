@@ -65,9 +65,10 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		go func() {
 			defer e.wg.Done()
 			c := e.pool.get()
-			stamp(a.r, c.local)
+			stamp(a.r, c.local, 0)
 			sock, tail, err := c.prewrite(ctx, e.wire(a.r.Key))
 			if err == nil {
+				a.r.Conn = c.serial
 				a.conn, a.tail = sock, tail
 				// The answer is due Timeout after the release, however
 				// long the idle before it.
@@ -104,10 +105,23 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 		}()
 	}
 	prepared.Wait()
+	e.noteArmed(at)
 	rt := release(ctx, e.start, e.start.Add(at), slots)
 	e.realtimeRelease.Store(rt)
 	close(released)
 }
+
+// noteArmed records how long after the instant at the last burst's
+// connections were armed (0 when they were ready before it).
+func (e *Engine) noteArmed(at time.Duration) {
+	e.armedLate.Store(int64(max(0, e.Now()-at)))
+}
+
+// ArmedLate is how long after its instant the last burst's connections
+// were ready to release: 0 when they were ready in time. Unlike the first
+// send's lateness it does not include the timer's wake-up, so it tells a
+// burst that could not be ready from one the scheduler woke late.
+func (e *Engine) ArmedLate() time.Duration { return time.Duration(e.armedLate.Load()) }
 
 // RealtimeRelease reports whether the last burst's writes ran at real-time
 // priority (see release.go).
@@ -241,7 +255,7 @@ func (e *Engine) burstH2(ctx context.Context, at time.Duration, shots []Shot) {
 			byConn[h] = g
 			groups = append(groups, g)
 		}
-		stamp(r, h.local)
+		stamp(r, h.local, h.serial)
 		id := h.open(r, e.start, func() {
 			go func() { // not on the connection's reader, which must go on reading
 				<-released // Sent is final
@@ -256,6 +270,7 @@ func (e *Engine) burstH2(ctx context.Context, at time.Duration, shots []Shot) {
 	for i, g := range groups {
 		slots[i] = &armed{conn: h2writer{Conn: g.h.tc, h: g.h}, tail: g.frames, rs: g.rs}
 	}
+	e.noteArmed(at)
 	rt := release(ctx, e.start, e.start.Add(at), slots)
 	e.realtimeRelease.Store(rt)
 	for _, a := range slots {

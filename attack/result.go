@@ -14,6 +14,10 @@ type Result struct {
 	Client int    `json:"client,omitempty"` // simulated client, for storm/backoff (1-based)
 	Key    string `json:"key,omitempty"`    // value sent in --key-header
 	Source string `json:"source,omitempty"` // local address the connection was bound to (--source-addrs)
+	// Conn numbers the connection that carried the request (the same
+	// number: the same connection, within one process's run; 0: none was
+	// made).
+	Conn int64 `json:"conn,omitempty"`
 
 	Scheduled time.Duration `json:"scheduled_ns"`  // when the plan said to send
 	Sent      time.Duration `json:"sent_ns"`       // when the bytes went to the socket

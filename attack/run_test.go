@@ -85,6 +85,34 @@ func hasNote(notes []string, sub string) bool {
 	return false
 }
 
+// One request is no rate: a steady run the budget stops after its first
+// send says its rates were not measured, rather than "sent 0.0/s" beside an
+// admitted rate from one answer over one interval.
+func TestSteadyOfOneRequestMeasuresNoRate(t *testing.T) {
+	srv := startBuiltin(t, "builtin:none")
+	res, err := Run(context.Background(), Steady{Rate: 50, Duration: 5 * time.Second},
+		RunOptions{Request: mustRequest(t, srv.URL), Options: Options{MaxRequests: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Report.Metrics.Steady
+	if res.Summary.Requests != 1 || m.Unmeasured == "" || m.AchievedRate != 0 || m.AdmittedRate != 0 {
+		t.Fatalf("%d requests: %+v", res.Summary.Requests, m)
+	}
+	if !strings.Contains(res.Report.Verdict, "rates not measured") || strings.Contains(res.Report.Verdict, "/s") {
+		t.Errorf("verdict %q", res.Report.Verdict)
+	}
+	// Two requests are a rate again.
+	res, err = Run(context.Background(), Steady{Rate: 50, Duration: 5 * time.Second},
+		RunOptions{Request: mustRequest(t, srv.URL), Options: Options{MaxRequests: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Report.Metrics.Steady; m.Unmeasured != "" || m.AchievedRate < 40 || m.AchievedRate > 60 {
+		t.Errorf("2 requests at 50/s: %+v", m)
+	}
+}
+
 // A caller's own deadline is an interruption, not the run's time budget.
 func TestRunCallerDeadlineIsNotTheTimeBudget(t *testing.T) {
 	srv := startBuiltin(t, "builtin:none")

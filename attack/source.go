@@ -191,12 +191,22 @@ func (sp *sourcePools) closeIdle() {
 	}
 }
 
-// stamp records on r the source its connection is bound to.
-func stamp(r *Result, local netip.Addr) {
+// stamp records on r the source its connection is bound to and the
+// connection's serial (0: none was made).
+func stamp(r *Result, local netip.Addr, conn int64) {
 	if local.IsValid() {
 		r.Source = local.String()
 	}
+	r.Conn = conn
 }
+
+// connSerials numbers the connections the process opens, so a result says
+// which one carried it: a limit that counts per connection (a fresh one
+// has its own capacity) is replayed per connection (see probe/scope.go). A
+// port would do only until the kernel reused it.
+var connSerials atomic.Int64
+
+func nextConnSerial() int64 { return connSerials.Add(1) }
 
 // freshRoundTrip sends r on a connection opened for it alone (Shot.Fresh),
 // bound to the shot's source, and closes it after.

@@ -29,6 +29,10 @@ func appendResultLine(b []byte, r *Result) []byte {
 	if r.Source != "" {
 		b = appendJSONField(b, "source", r.Source)
 	}
+	if r.Conn != 0 {
+		b = append(b, `,"conn":`...)
+		b = strconv.AppendInt(b, r.Conn, 10)
+	}
 	b = append(b, `,"scheduled_ns":`...)
 	b = strconv.AppendInt(b, int64(r.Scheduled), 10)
 	b = append(b, `,"sent_ns":`...)

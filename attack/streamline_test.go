@@ -21,7 +21,7 @@ func TestAppendResultLineMatchesEncodingJSON(t *testing.T) {
 	results := []*Result{{}, {Seq: 1, Scheduled: -5, Sent: 1<<62 + 3, FirstByte: 0, Done: 7}}
 	for i := range 2000 {
 		r := &Result{
-			Seq: i, Phase: pick(), Client: rng.IntN(3) - 1, Key: pick(), Source: pick(),
+			Seq: i, Phase: pick(), Client: rng.IntN(3) - 1, Key: pick(), Source: pick(), Conn: rng.Int64N(3),
 			Scheduled: time.Duration(rng.Int64()), Sent: time.Duration(rng.Int64N(1e12)),
 			FirstByte: time.Duration(rng.Int64N(1e12)), Done: time.Duration(-rng.Int64N(1e3)),
 			Status: []int{0, 200, 429, 503}[rng.IntN(4)], Error: pick(), Body: pick(),

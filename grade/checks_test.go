@@ -454,6 +454,52 @@ func TestLimitAgreesAndOverAdmission(t *testing.T) {
 	}
 }
 
+// A limit per connection: a burst over seven fresh connections is seven
+// clients' first requests, each with 4 of 5 left, not an over-admission;
+// the same answers from results that do not name their connection are.
+func TestPerConnectionBurstIsManyClients(t *testing.T) {
+	build := func(conns bool) *builder {
+		b := newBuilder()
+		for i := range 7 {
+			r := b.add("burst", 100+0.01*float64(i), 200, xq(5, 4, resetAt)...)
+			if conns {
+				r.Conn = int64(i + 1)
+			}
+		}
+		// The scope trials: the probe's own connection exhausted, a
+		// fresh one admitted three times, its own still rejected.
+		for i, st := range []struct {
+			phase  string
+			status int
+		}{{"scope-ref", 429}, {"scope-conn", 200}, {"scope-conn", 200}, {"scope-conn", 200}, {"scope-ref", 429}} {
+			kv := xq(5, 0, resetAt, "retry-after", "10")
+			if st.status == 200 {
+				kv = xq(5, 4, resetAt)
+			}
+			r := b.add(st.phase, 5000+float64(i), st.status, kv...)
+			if conns {
+				r.Conn = 100
+				if st.phase == "scope-conn" {
+					r.Conn = int64(200 + i)
+				}
+			}
+		}
+		return b
+	}
+	inf := fw
+	inf.Scope = probe.ScopePerConnection
+	rep := build(true).grade(inf)
+	check(t, rep, "burst.over-admission", Skip)
+	for _, id := range []string{"remaining.truthful", "limit.agrees"} {
+		if c, _ := rep.Check(id); c.Outcome == Fail {
+			t.Errorf("%s: %s", id, c.Actual)
+		}
+	}
+	rep = build(false).grade(inf)
+	check(t, rep, "burst.over-admission", Fail)
+	check(t, rep, "remaining.truthful", Fail)
+}
+
 // A wall-aligned window may admit two quotas across a boundary in one
 // burst: that burst proves nothing.
 func TestBurstAcrossWindowBoundary(t *testing.T) {

@@ -125,10 +125,19 @@ func newView(obs *probe.Observation, inf probe.Inference) *view {
 	if obs == nil {
 		return v
 	}
+	perConn := obs.PerConnection()
 	for i := range obs.Results {
 		r := &obs.Results[i]
 		if r.Error != "" || !(r.Admitted() || r.Rejected()) || !probe.OwnTraffic(r.Phase, inf.Scope) {
 			continue // another identity's answers say nothing of the probe's quota
+		}
+		if perConn {
+			// Each connection is a client with its own quota (as the
+			// replay counts it): a burst over 800 connections is 800
+			// first requests, each with its own Remaining.
+			c := *r
+			c.Key = probe.ConnKey(r)
+			r = &c
 		}
 		x := &res{Result: r, header: http.Header{}}
 		for k, val := range r.Headers {

@@ -28,6 +28,9 @@ func (o *Observation) facts(inf Inference) []string {
 			}
 		}
 		s := fmt.Sprintf("burst of %d released at once: %d admitted, %d rejected", len(b), adm, rej)
+		if o.PerConnection() {
+			s = fmt.Sprintf("burst of %d released at once over as many connections, each a client of its own (the limit is per connection): %d admitted, %d rejected", len(b), adm, rej)
+		}
 		if delayed > 0 && rej == 0 && inf.Family != limiter.LeakyShaping {
 			// Nothing rejected: added latency is the load of the flood
 			// unless the inference says a queue (see heldBack).

@@ -47,6 +47,7 @@ func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidat
 // truth may miss a decision or two that a finer one explains.
 func fitFamilyWithin(evs []event, cfgs []limiter.Config, rtt time.Duration, margin int) []Candidate {
 	unc := decisionUncertainty(rtt)
+	byKey := keyMajor(evs) // see keyMajor; the concurrency cap needs time order
 	// Replays are independent: split the grid into contiguous chunks, one
 	// per CPU, sharing the best mismatch count found so far as the bound,
 	// and merge in grid order so the result is the same as a serial scan.
@@ -70,7 +71,11 @@ func fitFamilyWithin(evs []event, cfgs []limiter.Config, rtt time.Duration, marg
 					offsets = replayOffsets(c, rtt)
 				}
 				for _, off := range offsets {
-					m := replay(evs, c, off, unc, min(best, int(shared.Load()))+margin, nil)
+					order := byKey
+					if c.Algo == limiter.Concurrency {
+						order = evs
+					}
+					m := replay(order, c, off, unc, min(best, int(shared.Load()))+margin, nil)
 					if m < best {
 						best = m
 						out = slices.DeleteFunc(out, func(c Candidate) bool { return c.Mismatches > m+margin })
@@ -195,6 +200,12 @@ func (o *Observation) hypotheses() hypotheses {
 	burstAdm := 0
 	for _, name := range o.burstPhases() {
 		burstAdm = countAdmittedIn(o.phase(name))
+	}
+	if o.PerConnection() {
+		// A burst's admissions are of many connections, each with its
+		// own capacity: one connection's run before its first rejection
+		// is the capacity (the calibration is in it).
+		burstAdm, cal = o.connCapacity(), 0
 	}
 	seen := map[int]bool{}
 	// A burst that straddled a window boundary admits two windows' worth:

@@ -110,15 +110,8 @@ func TestKnockingSplitsARefillFromACountingCounter(t *testing.T) {
 	obs := simulated(t, bucket, epoch, time.Second+30*time.Millisecond, 50*time.Millisecond)
 	counting := Candidate{Config: limiter.Config{Algo: limiter.SlidingCounter, Limit: 10, Window: time.Second, Align: limiter.AlignStart, Origin: epoch.Add(-time.Hour + 370*time.Millisecond), CountRejected: true}}
 	last := obs.Results[len(obs.Results)-1].Sent
-	train := func(gap time.Duration) []time.Duration {
-		var s []time.Duration
-		for i := range int(splitKnockSpan / gap) {
-			s = append(s, splitLead+time.Duration(i)*gap)
-		}
-		return s
-	}
-	fast := disagreement(obs, []Candidate{{Config: bucket}, counting}, last, train(splitKnockGaps[0]))
-	slow := disagreement(obs, []Candidate{{Config: bucket}, counting}, last, train(splitKnockGaps[len(splitKnockGaps)-1]))
+	fast := disagreement(obs, []Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[0]))
+	slow := disagreement(obs, []Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[len(splitKnockGaps)-1]))
 	t.Logf("disagreements: %d knocking at 40/s, %d at 10/s", fast, slow)
 	if fast < 10 || fast <= slow {
 		t.Fatalf("knocking at 40/s: %d disagreements, at 10/s: %d", fast, slow)

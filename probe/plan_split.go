@@ -151,7 +151,7 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 		}
 	}
 	for _, silence := range splitSilences {
-		for _, kind := range []int{0, 1, 2, 3} {
+		for _, kind := range []int{0, 1, 2} {
 			var sched []time.Duration
 			switch kind {
 			case 0:
@@ -170,21 +170,6 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 						sched = append(sched, splitLead+time.Duration(v+1)*silence+time.Duration(v*volley+i)*splitVolleyGap)
 					}
 				}
-			case 3:
-				// Steady knocking faster than the capacity returns: a
-				// limiter that counts denied attempts (or restarts its
-				// window on them) stays shut, one that refills does not.
-				if silence != 0 || !knock {
-					continue
-				}
-				for _, gap := range splitKnockGaps {
-					var train []time.Duration
-					for i := range int(splitKnockSpan / gap) {
-						train = append(train, splitLead+time.Duration(i)*gap)
-					}
-					consider(train)
-				}
-				continue
 			default:
 				for i := range splitSingles {
 					sched = append(sched, splitLead+silence+time.Duration(i)*splitSingleGap)
@@ -193,7 +178,25 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 			consider(sched)
 		}
 	}
+	// Steady knocking faster than the capacity returns: a limiter that
+	// counts denied attempts (or restarts its window on them) stays shut,
+	// one that refills does not.
+	for _, gap := range splitKnockGaps {
+		if !knock {
+			break
+		}
+		consider(knockTrain(gap))
+	}
 	return best, bestScore
+}
+
+// knockTrain is splitKnockSpan of requests gap apart, after splitLead.
+func knockTrain(gap time.Duration) []time.Duration {
+	var train []time.Duration
+	for i := range int(splitKnockSpan / gap) {
+		train = append(train, splitLead+time.Duration(i)*gap)
+	}
+	return train
 }
 
 // disagreement counts the proposed requests on which the models do not

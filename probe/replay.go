@@ -133,12 +133,14 @@ func replay(evs []event, cfg limiter.Config, offset, unc time.Duration, bound in
 // events put it in (what the plan's tie-splitting simulates onward from).
 func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound int, out []answer) int {
 	mis := 0
-	var prev time.Time
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
 		at := ev.at.Add(offset)
 		var d limiter.Decision
-		if ev.admitted {
+		switch {
+		case ev.lone:
+			d.Allowed = true // a key's first request (see event.lone)
+		case ev.admitted:
 			d = lim.Allow(ev.key, at)
 			// Within timing uncertainty of the instant capacity returns:
 			// the server's clock may have been that far ahead of our
@@ -146,13 +148,16 @@ func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound
 			if !d.Allowed && d.RetryAfter > 0 && d.RetryAfter <= unc {
 				d = lim.Allow(ev.key, at.Add(d.RetryAfter))
 			}
-		} else {
+		default:
 			// A rejection is judged as early as the uncertainty allows
 			// (capacity only grows with time between decisions), never
-			// before the previous decision.
-			d = lim.Allow(ev.key, later(at.Add(-unc), prev))
+			// before the key's previous decision.
+			floor := ev.floor
+			if !floor.IsZero() {
+				floor = floor.Add(offset)
+			}
+			d = lim.Allow(ev.key, later(at.Add(-unc), floor))
 		}
-		prev = later(prev, at)
 		miss := false
 		switch {
 		case d.Allowed != ev.admitted:

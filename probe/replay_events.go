@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,6 +50,15 @@ type event struct {
 
 	rejectLatency time.Duration // a rejection's latency above the RTT
 	burst         string        // the burst phase it was released in, if any
+	// lone: the only request of its key. Every model admits a key's
+	// first request at once, so the replay answers it without the model
+	// (a limit per connection has hundreds of keys of one request each,
+	// and a model's state for each was most of a fit's work).
+	lone bool
+	// floor is the latest arrival among the earlier events of its key:
+	// a rejection is judged no earlier than that (see replayOn). Per key,
+	// so a replay may take the keys one after another (keyMajor).
+	floor time.Time
 }
 
 // events builds the time line from the observation: its decided results in
@@ -59,6 +69,7 @@ func (o *Observation) events() []event {
 	// traffic, unless the limit counts every identity together.
 	scope := o.scope()
 	global := scope == ScopeGlobal
+	perConn := o.PerConnection()
 	order := make([]int, 0, len(o.Results))
 	for i := range o.Results {
 		if decided(&o.Results[i]) && replayed(o.Results[i].Phase, scope) {
@@ -76,6 +87,11 @@ func (o *Observation) events() []event {
 		ev := event{index: i, at: o.arrival(r), key: r.Key, admitted: r.Admitted()}
 		if global {
 			ev.key = ""
+		}
+		if perConn {
+			// Each connection is a client of its own: a burst over 800
+			// fresh connections is 800 first requests, not one of 800.
+			ev.key = ConnKey(r)
 		}
 		if strings.HasPrefix(r.Phase, phaseBurst) {
 			// Released together by design: one cluster however long the
@@ -96,9 +112,67 @@ func (o *Observation) events() []event {
 		}
 		out = append(out, ev)
 	}
+	markLone(out)
 	markClusters(out, arrivalUncertainty(o.RTT))
 	reorderClusters(out)
+	markFloors(out)
 	return out
+}
+
+// markFloors sets each event's floor.
+func markFloors(evs []event) {
+	latest := map[string]time.Time{}
+	for i := range evs {
+		ev := &evs[i]
+		ev.floor = latest[ev.key]
+		latest[ev.key] = later(ev.floor, ev.at)
+	}
+}
+
+// keyMajor is evs with each key's events together, in time order within
+// the key, the key with most events first. Every model but the
+// concurrency cap counts each key alone, so its mismatches are the same in
+// either order — but a wrong candidate meets the busiest key's decisions,
+// where models disagree, first, and the fit's bound stops it there: with a
+// limit per connection, hundreds of keys of a request or two each (which
+// every model admits) came first in time order.
+func keyMajor(evs []event) []event {
+	n := map[string]int{}
+	first := map[string]int{}
+	for i := range evs {
+		if _, seen := first[evs[i].key]; !seen {
+			first[evs[i].key] = i
+		}
+		n[evs[i].key]++
+	}
+	if len(n) < 2 {
+		return evs
+	}
+	out := slices.Clone(evs)
+	slices.SortStableFunc(out, func(a, b event) int {
+		if a.key == b.key {
+			return 0
+		}
+		if c := n[b.key] - n[a.key]; c != 0 {
+			return c
+		}
+		return first[a.key] - first[b.key]
+	})
+	return out
+}
+
+// markLone marks the events whose key has no other event.
+func markLone(evs []event) {
+	n := map[string]int{}
+	for i := range evs {
+		n[evs[i].key]++
+	}
+	if len(n) == 1 {
+		return
+	}
+	for i := range evs {
+		evs[i].lone = n[evs[i].key] == 1
+	}
 }
 
 // serviceTime is the fastest admitted request's latency: the time the

@@ -1,7 +1,10 @@
 package probe
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -180,5 +183,138 @@ func TestModelExplainsWhatTheInferenceSays(t *testing.T) {
 				t.Errorf("truth %+v, trace every %s: inferred %s explains %d, its model %+v %d", cfg, every, inf.Summary(), inf.Explained, m, rp.Explained())
 			}
 		}
+	}
+}
+
+// Every model but the concurrency cap counts each key alone, so the fit may
+// replay the keys one after another (keyMajor) and score exactly what the
+// replay in time order scores — on random decisions of many keys, some of
+// a single request, at every offset a model is tried at.
+func TestKeyMajorReplayScoresAsTimeOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cfgs := []limiter.Config{
+		{Algo: limiter.TokenBucket, Rate: 10, Burst: 3},
+		{Algo: limiter.TokenBucket, Rate: 10, Burst: 3, RefillEvery: 300 * time.Millisecond, Origin: epoch},
+		{Algo: limiter.FixedWindow, Limit: 3, Window: time.Second, Align: limiter.AlignWall},
+		{Algo: limiter.FixedWindow, Limit: 3, Window: time.Second, Align: limiter.AlignFirst},
+		{Algo: limiter.SlidingLog, Limit: 3, Window: time.Second, CountRejected: true},
+		{Algo: limiter.SlidingCounter, Limit: 3, Window: time.Second},
+		{Algo: limiter.LeakyShaping, Rate: 10, Burst: 2},
+	}
+	for trial := range 20 {
+		var shots []shot
+		for i := range 150 {
+			key := fmt.Sprint("k", rng.IntN(8))
+			if rng.IntN(4) == 0 {
+				key = fmt.Sprint("lone", i)
+			}
+			shots = append(shots, shot{phaseTrace, key, float64(rng.IntN(3000)), rng.IntN(3) > 0})
+		}
+		slices.SortStableFunc(shots, func(a, b shot) int { return int(a.sentMs - b.sentMs) })
+		o := handmade(shots...)
+		evs := o.events()
+		byKey := keyMajor(evs)
+		count, done := map[string]int{}, map[string]bool{}
+		for _, ev := range evs {
+			count[ev.key]++
+		}
+		for i, ev := range byKey {
+			if i > 0 && ev.key != byKey[i-1].key {
+				if done[ev.key] || count[ev.key] > count[byKey[i-1].key] {
+					t.Fatalf("key-major order: %q (%d events) after %q (%d), or twice", ev.key, count[ev.key], byKey[i-1].key, count[byKey[i-1].key])
+				}
+				done[byKey[i-1].key] = true
+			}
+		}
+		unc := decisionUncertainty(o.RTT)
+		for _, cfg := range cfgs {
+			for _, off := range []time.Duration{-unc, 0, unc} {
+				timeOrder, keyOrder := replay(evs, cfg, off, unc, math.MaxInt, nil), replay(byKey, cfg, off, unc, math.MaxInt, nil)
+				if timeOrder != keyOrder {
+					t.Fatalf("trial %d %+v offset %v: %d mismatches in time order, %d key by key", trial, cfg, off, timeOrder, keyOrder)
+				}
+			}
+		}
+	}
+}
+
+// A key's only request is admitted at once by every model, so the replay
+// answers it without one: admitted, it is explained; rejected, it is a
+// mismatch of every model alike.
+func TestLoneRequestIsAdmittedByEveryModel(t *testing.T) {
+	o := handmade(
+		shot{phaseTrace, "a", 0, true},
+		shot{phaseTrace, "a", 10, false},
+		shot{phaseTrace, "b", 20, true},
+		shot{phaseTrace, "c", 30, false},
+	)
+	evs := o.events()
+	lone := map[string]bool{}
+	for _, ev := range evs {
+		lone[ev.key] = ev.lone
+	}
+	if lone["a"] || !lone["b"] || !lone["c"] {
+		t.Fatalf("lone %v", lone)
+	}
+	for _, cfg := range []limiter.Config{
+		{Algo: limiter.TokenBucket, Rate: 1, Burst: 1},
+		{Algo: limiter.FixedWindow, Limit: 1, Window: time.Second, Align: limiter.AlignFirst},
+	} {
+		r, err := Replay(o, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Mismatches != 1 || !r.Requests[3].Mismatch || !r.Requests[2].Admitted || r.Requests[1].Mismatch {
+			t.Errorf("%s: %+v", cfg.Algo, r)
+		}
+	}
+}
+
+// Where the scope trials found a limit per connection, each connection is
+// a key of its own: a burst over fresh connections is all first requests,
+// and one connection's run of admissions is the capacity the fit starts
+// from. A stream whose results do not name their connection is replayed
+// as before.
+func TestPerConnectionLimitIsReplayedPerConnection(t *testing.T) {
+	var shots []shot
+	for range 30 {
+		shots = append(shots, shot{phaseBurst, "", 100, true}) // thirty connections, one request each
+	}
+	for i := range 12 { // then one connection: 5 admitted, then rejected
+		shots = append(shots, shot{phaseTrace, "", 200 + float64(i)*10, i < 5})
+	}
+	shots = append(shots,
+		shot{phaseScopeRef, "", 400, false},
+		shot{phaseScopeConn, "", 410, true}, shot{phaseScopeConn, "", 411, true}, shot{phaseScopeConn, "", 412, true},
+		shot{phaseScopeRef, "", 420, false})
+	o := handmade(shots...)
+	for i := range o.Results {
+		switch r := &o.Results[i]; {
+		case i < 30:
+			r.Conn = int64(i + 1)
+		case r.Phase == phaseScopeConn:
+			r.Conn = int64(100 + i)
+		default:
+			r.Conn = 31 // the trace and the references share a connection
+		}
+	}
+	if !o.PerConnection() {
+		t.Fatalf("scope %s: not replayed per connection", o.scope())
+	}
+	if c := o.connCapacity(); c != 5 {
+		t.Errorf("one connection's capacity %d, want 5", c)
+	}
+	cfg := limiter.Config{Algo: limiter.FixedWindow, Limit: 5, Window: time.Minute, Align: limiter.AlignFirst}
+	if r, _ := Replay(o, cfg); r.Mismatches != 0 {
+		t.Errorf("a limit of 5 per connection: %d mismatches", r.Mismatches)
+	}
+	for i := range o.Results {
+		o.Results[i].Conn = 0
+	}
+	if o.PerConnection() {
+		t.Error("results naming no connection replayed per connection")
+	}
+	if r, _ := Replay(o, cfg); r.Mismatches == 0 {
+		t.Error("without connections, thirty admissions at once fit a limit of 5")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -90,6 +91,44 @@ type ScopeFindings struct {
 	Spoofable []string
 	// SpoofTested: at least one forged-header trial was decisive.
 	SpoofTested bool
+}
+
+// PerConnection reports whether the limit counts per connection and the
+// results say which connection carried each request (a stream recorded
+// before results named their connection does not).
+func (o *Observation) PerConnection() bool {
+	if o.scope() != ScopePerConnection {
+		return false
+	}
+	for i := range o.Results {
+		if o.Results[i].Conn != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ConnKey is the replay's (and the grade's) key for a request when the limit counts per
+// connection.
+func ConnKey(r *attack.Result) string { return r.Key + "\x00conn" + strconv.FormatInt(r.Conn, 10) }
+
+// connCapacity is the most admissions any one connection had before its
+// first rejection: the capacity a per-connection limit's seeds start from
+// (the bursts' counts are of many connections at once).
+func (o *Observation) connCapacity() int {
+	admitted, shut := map[string]int{}, map[string]bool{}
+	best := 0
+	for _, ev := range o.events() {
+		switch {
+		case shut[ev.key]:
+		case ev.admitted:
+			admitted[ev.key]++
+			best = max(best, admitted[ev.key])
+		default:
+			shut[ev.key] = true
+		}
+	}
+	return best
 }
 
 // scope is the scope the trials found (ScopeUntested when none could say).

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/targets/refserver"
@@ -99,6 +100,9 @@ func TestProbeFindsTheScope(t *testing.T) {
 		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip", "", ScopePerIP, false},
 		{"builtin:token_bucket?rate=10/s&burst=20&scope=global", "", ScopeGlobal, false},
 		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip&key=forwarded", "", ScopePerIP, true},
+		// Each connection is a client of its own: the bursts' hundreds of
+		// connections are all admitted, and the limiter is named from
+		// what each connection saw (the results name their connection).
 		{"builtin:token_bucket?rate=10/s&burst=20&scope=connection", "", ScopePerConnection, false},
 		{"builtin:fixed_window?limit=20&window=2s&scope=header:X-Key", "X-Key", ScopePerKey, false},
 	} {
@@ -109,14 +113,19 @@ func TestProbeFindsTheScope(t *testing.T) {
 		req, _ := attack.NewRequest("GET", srv.URL, nil, "")
 		req.KeyHeader = c.keyHeader
 		path := filepath.Join(t.TempDir(), "probe.jsonl")
+		began := time.Now()
 		res, err := Run(context.Background(), req, Options{MaxTime: 15e9, ScopeKey: c.keyHeader != "", ResultsFile: path})
 		srv.Close()
+		t.Logf("%s: %s in %.1f s", c.spec, res.Inference.Summary(), time.Since(began).Seconds())
 		if err != nil {
 			t.Fatal(err)
 		}
 		inf := res.Inference
 		if inf.Scope != c.scope || (len(inf.Spoofable) > 0) != c.spoofable || !inf.SpoofTested {
 			t.Errorf("%s: scope %s (%s) spoofable %v tested %v; trials %+v\nnotes %v", c.spec, inf.Scope, inf.ScopeReason, inf.Spoofable, inf.SpoofTested, inf.ScopeTrials, res.Notes)
+		}
+		if c.scope == ScopePerConnection && (inf.Family != "token_bucket" || inf.Burst < 18 || inf.Burst > 22 || inf.RatePerS < 9 || inf.RatePerS > 11) {
+			t.Errorf("%s: inferred %s at confidence %.2f", c.spec, inf.Summary(), inf.Confidence)
 		}
 		// The address trial really came from another address.
 		for _, r := range res.Observation.Results {

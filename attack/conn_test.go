@@ -1,0 +1,91 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Every result names the connection that carried it, and the server agrees:
+// two results share a number exactly when the server saw them on the same
+// TCP connection (its client address), whichever path sent them —
+// sequential requests on a kept-alive connection, a burst's armed
+// connections, fresh connections, the pacer's lanes.
+func TestResultsNameTheirConnection(t *testing.T) {
+	var mu sync.Mutex
+	remote := map[string]string{} // key → the server's view of the client
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		remote[r.Header.Get("X-Key")] = r.RemoteAddr
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	req, err := NewRequest("GET", srv.URL, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.KeyHeader = "X-Key"
+	col := NewCollector(true)
+	e := New(req, Options{Timeout: 5 * time.Second}, col.Add)
+	ctx := e.Begin(context.Background())
+	n := 0
+	key := func() string { n++; return fmt.Sprint("k", n) }
+	for range 3 {
+		e.Do(ctx, Shot{Phase: "sequential", Key: key()})
+	}
+	burst := make([]Shot, 5)
+	for i := range burst {
+		burst[i] = Shot{Phase: "burst", Key: key()}
+	}
+	e.Burst(ctx, e.Now()+50*time.Millisecond, burst)
+	e.Wait()
+	for range 2 {
+		e.Do(ctx, Shot{Phase: "fresh", Key: key(), Fresh: true})
+	}
+	keys := make([]string, 5)
+	for i := range keys {
+		keys[i] = key()
+	}
+	start := e.Now() + 10*time.Millisecond
+	e.Schedule(ctx, len(keys), func(i int) Shot {
+		return Shot{At: start + time.Duration(i)*5*time.Millisecond, Phase: "paced", Key: keys[i]}
+	})
+	e.Wait()
+	e.Finish()
+	rs := col.Results()
+	if len(rs) != n {
+		t.Fatalf("%d results for %d requests", len(rs), n)
+	}
+	byConn, byRemote := map[int64]string{}, map[string]int64{}
+	for _, r := range rs {
+		if r.Error != "" || r.Conn == 0 {
+			t.Fatalf("result %+v: no connection named", r)
+		}
+		mu.Lock()
+		addr := remote[r.Key]
+		mu.Unlock()
+		if a, seen := byConn[r.Conn]; seen && a != addr {
+			t.Errorf("connection %d: the server saw %s and %s", r.Conn, a, addr)
+		}
+		if c, seen := byRemote[addr]; seen && c != r.Conn {
+			t.Errorf("the server's %s: results say connections %d and %d", addr, c, r.Conn)
+		}
+		byConn[r.Conn], byRemote[addr] = addr, r.Conn
+	}
+	// The burst's five went over five connections, the fresh ones each
+	// over its own.
+	distinct := func(phase string) int {
+		seen := map[int64]bool{}
+		for _, r := range col.Phase(phase) {
+			seen[r.Conn] = true
+		}
+		return len(seen)
+	}
+	if distinct("burst") != 5 || distinct("fresh") != 2 || distinct("sequential") != 1 {
+		t.Errorf("connections: burst %d, fresh %d, sequential %d", distinct("burst"), distinct("fresh"), distinct("sequential"))
+	}
+}
