@@ -117,3 +117,23 @@ func TestKnockingSplitsARefillFromACountingCounter(t *testing.T) {
 		t.Fatalf("knocking at 40/s: %d disagreements, at 10/s: %d", fast, slow)
 	}
 }
+
+// The first deciding experiment's models were fitted before the scope
+// trials and the silent waits: a model what the run showed since refutes
+// is dropped before any experiment is spent on it. A bucket's run refutes a
+// fixed window of the same capacity (its trace refills continuously), and
+// keeps the bucket, however the candidates are ordered.
+func TestStillTiedDropsWhatTheRunRefuted(t *testing.T) {
+	bucket := limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20}
+	obs := simulated(t, bucket, epoch, 2030*time.Millisecond, 50*time.Millisecond)
+	window := limiter.Config{Algo: limiter.FixedWindow, Limit: 20, Window: 10 * time.Second, Align: limiter.AlignFirst}
+	for _, models := range [][]Candidate{{{Config: bucket}, {Config: window}}, {{Config: window}, {Config: bucket}}} {
+		got := stillTied(obs, models)
+		if len(got) != 1 || got[0].Config.Algo != limiter.TokenBucket || got[0].Mismatches != 0 {
+			t.Fatalf("still tied: %+v", got)
+		}
+	}
+	if got := stillTied(obs, []Candidate{{Config: bucket}, {Config: bucket}}); len(got) != 2 {
+		t.Errorf("two models that both explain the run: %d kept", len(got))
+	}
+}

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
@@ -80,10 +81,17 @@ func (p *planner) splitTies(ctx context.Context, first <-chan tieFit) {
 			}
 			fit = <-p.fitTies()
 		}
+		obs := p.snapshot()
+		if round == 0 {
+			// The first fit saw the run before the scope trials and the
+			// silent waits: a model what they showed refutes needs no
+			// experiment.
+			fit.models = stillTied(obs, fit.models)
+		}
 		if len(fit.models) < 2 {
 			return
 		}
-		sched, score := p.bestSplit(p.snapshot(), fit.models)
+		sched, score := p.bestSplit(obs, fit.models)
 		if score < splitMinDisagreement {
 			if round == 0 {
 				p.note("%d models explain the run equally well, and no schedule within the budget separates them", len(fit.models))
@@ -96,6 +104,27 @@ func (p *planner) splitTies(ctx context.Context, first <-chan tieFit) {
 		})
 	}
 	p.e.Wait()
+}
+
+// stillTied is the models that still explain obs within noise of the
+// best of them.
+func stillTied(obs *Observation, models []Candidate) []Candidate {
+	evs := obs.events()
+	unc := decisionUncertainty(obs.RTT)
+	mis := make([]int, len(models))
+	best := math.MaxInt32
+	for i, m := range models {
+		mis[i] = replay(evs, m.Config, m.Offset, unc, math.MaxInt32, nil)
+		best = min(best, mis[i])
+	}
+	var out []Candidate
+	for i, m := range models {
+		if mis[i] <= best+equivalenceSlack(len(evs)) {
+			m.Mismatches = mis[i]
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // snapshot is the observation so far, as runPlan builds it at the end.
@@ -298,7 +327,16 @@ func tiedModels(o *Observation) []Candidate {
 		// A bucket's capacity may be two tiers, a primary and a burst
 		// pool that has not come back yet: once per probe, the deciding
 		// experiment asks (fit_tiers.go).
-		out = append(out, hiddenPools(out)...)
+		// Only while the run has not refuted it already (a silence
+		// long enough for the primary to come back past half, and the
+		// volley after it, may have).
+		unc := decisionUncertainty(o.RTT)
+		for _, h := range hiddenPools(out) {
+			if m := replay(evs, h.Config, h.Offset, unc, best+slack, nil); m <= best+slack {
+				h.Mismatches = m
+				out = append(out, h)
+			}
+		}
 	}
 	if len(out) > splitMaxModels {
 		out = out[:splitMaxModels]
