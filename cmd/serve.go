@@ -59,9 +59,12 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			fmt.Fprintf(c.OutOrStdout(), "ratecheck serve: %s listening on %s\n", opt.Limiter.Algo, srv.URL)
+			// Ctrl-C is handled before the server says it listens: a
+			// script that waits for that line and interrupts at once
+			// (CI did) otherwise killed it unstopped, exit -1.
 			ctx, stop := interruptible(c)
 			defer stop()
+			fmt.Fprintf(c.OutOrStdout(), "ratecheck serve: %s listening on %s\n", opt.Limiter.Algo, srv.URL)
 			<-ctx.Done()
 			fmt.Fprintln(c.OutOrStdout(), "ratecheck serve: stopping")
 			return srv.Close()
