@@ -117,3 +117,27 @@ func TestKnockingSplitsARefillFromACountingCounter(t *testing.T) {
 		t.Fatalf("knocking at 40/s: %d disagreements, at 10/s: %d", fast, slow)
 	}
 }
+
+// A deciding probe's natural length is max(20 s, 3 W) of the largest window
+// in contention; the whole budget only when every model counts denied
+// attempts; knocking only when the models disagree on that.
+func TestNaturalEndOfADecidingProbe(t *testing.T) {
+	p := &planner{deadline: 59 * time.Second}
+	plain := Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second}}
+	counting := Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second, CountRejected: true}}
+	bucket := Candidate{Config: limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20}}
+	for _, c := range []struct {
+		models []Candidate
+		end    time.Duration
+		knock  bool
+	}{
+		{[]Candidate{bucket, bucket}, 20 * time.Second, false},
+		{[]Candidate{plain, bucket}, 30 * time.Second, false},
+		{[]Candidate{plain, counting}, 30 * time.Second, true},
+		{[]Candidate{counting, counting}, 59 * time.Second, false},
+	} {
+		if end, knock := p.naturalEnd(c.models); end != c.end || knock != c.knock {
+			t.Errorf("%v: end %v knock %v, want %v %v", c.models, end, knock, c.end, c.knock)
+		}
+	}
+}

@@ -74,8 +74,12 @@ func (p *planner) splitTies(ctx context.Context, first <-chan tieFit) {
 		p.e.Wait()
 		if round > 0 {
 			// Another round only if the fit that chooses it leaves time
-			// to send.
-			if p.e.Now()+2*fit.took > p.deadline {
+			// to send within the probe's natural length (the last
+			// round's models say how long): waiting for a fit whose
+			// experiment could not be sent made a probe of a 10 s
+			// window take 30.2 s.
+			end, _ := p.naturalEnd(fit.models)
+			if p.e.Now()+2*fit.took > min(p.deadline, end-answerGrace) {
 				return
 			}
 			fit = <-p.fitTies()
@@ -109,6 +113,29 @@ func (p *planner) snapshot() *Observation {
 	return obs
 }
 
+// naturalEnd is when a probe deciding between models is over: it costs
+// at most max(20 s, 3 W) of the largest window in contention, plus the
+// quiet periods a counting limiter forces — only when every model in
+// contention needs them (a plain limiter's probe does not pay for the
+// quiet periods of a counting twin), and then it may take the budget.
+//
+// knock says whether steady knocking asks them anything: whether denied
+// attempts keep the key shut, only when the models answer it differently.
+// Otherwise its many decisions near a limit (a sliding counter's estimate
+// crossing it) split models by timing noise, not by what they are.
+func (p *planner) naturalEnd(models []Candidate) (end time.Duration, knock bool) {
+	end, counting, anyCounting := 20*time.Second, true, false
+	for _, m := range models {
+		end = max(end, 3*m.Config.Window)
+		c := m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts()
+		counting, anyCounting = counting && c, anyCounting || c
+	}
+	if counting {
+		end = p.deadline
+	}
+	return end, anyCounting && !counting
+}
+
 // bestSplit proposes schedules (offsets from now) — a silence, then a
 // volley of a little more than the capacity, or single requests; or two
 // seconds of steady knocking — and
@@ -119,24 +146,7 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 	var best []time.Duration
 	bestScore, bestRate := 0, 0.0
 	now := p.e.Now() + splitLead
-	// A probe costs at most max(20 s, 3 W) of the largest window in
-	// contention, plus the quiet periods a counting limiter forces.
-	// Only when every model in contention needs them: a plain limiter's
-	// probe does not pay for the quiet periods of a counting twin.
-	bar, counting, anyCounting := 20*time.Second, true, false
-	for _, m := range models {
-		bar = max(bar, 3*m.Config.Window)
-		c := m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts()
-		counting, anyCounting = counting && c, anyCounting || c
-	}
-	// Knocking asks one question, whether denied attempts keep the key
-	// shut: only when the tied models answer it differently. Otherwise its
-	// many decisions near a limit (a sliding counter's estimate crossing
-	// it) split models by timing noise, not by what they are.
-	knock := anyCounting && !counting
-	if counting {
-		bar = p.deadline
-	}
+	bar, knock := p.naturalEnd(models)
 	// consider scores a proposed schedule: the disagreements per second it
 	// costs (its length and half a second to read the answers).
 	consider := func(sched []time.Duration) {
