@@ -161,3 +161,24 @@ func TestNaturalEndOfADecidingProbe(t *testing.T) {
 		}
 	}
 }
+
+// The deciding experiment's contest holds each model once: a family whose
+// fit left one candidate gave it as its variant, its smallest and its
+// largest, and the probe noted three models tied where there was one.
+func TestTiedModelsAreDistinct(t *testing.T) {
+	obs := simulated(t, limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 10}, epoch, 2030*time.Millisecond, 50*time.Millisecond)
+	models := tiedModels(obs)
+	seen := map[limiter.Config]bool{}
+	for _, m := range models {
+		if seen[m.Config] {
+			t.Fatalf("%+v twice among %d tied models", m.Config, len(models))
+		}
+		seen[m.Config] = true
+	}
+	a := Candidate{Config: limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 10}}
+	b := a
+	b.Offset = time.Millisecond
+	if got := distinctModels([]Candidate{a, a, b, a}); len(got) != 2 || got[0] != a || got[1] != b {
+		t.Errorf("distinct %+v", got)
+	}
+}

@@ -348,8 +348,30 @@ func tiedModels(o *Observation) []Candidate {
 			}
 		}
 	}
+	// A family of one candidate gave it three times (a variant, its
+	// smallest and its largest): the note then said "3 models explain the
+	// run equally well" of one, and the copies took the places of rivals.
+	out = distinctModels(out)
 	if len(out) > splitMaxModels {
 		out = out[:splitMaxModels]
+	}
+	return out
+}
+
+// distinctModels is models without repeats (the same configuration at the
+// same offset), in their order.
+func distinctModels(models []Candidate) []Candidate {
+	type id struct {
+		cfg limiter.Config
+		off time.Duration
+	}
+	seen := map[id]bool{}
+	out := models[:0:0]
+	for _, m := range models {
+		if k := (id{m.Config, m.Offset}); !seen[k] {
+			seen[k] = true
+			out = append(out, m)
+		}
 	}
 	return out
 }
