@@ -209,9 +209,6 @@ func checkRemainingTruthful(v *view) verdict {
 			var vals []int64
 			var firstRej *res
 			for _, r := range b {
-				if r.Key != b[0].Key {
-					continue
-				}
 				if r.Rejected() && firstRej == nil {
 					firstRej = r
 				}
@@ -389,7 +386,7 @@ func (v *view) maxBurstAdmitted() (int, int, []*res) {
 		}
 		var adm []*res
 		for _, r := range b {
-			if r.Admitted() && r.Key == b[0].Key {
+			if r.Admitted() {
 				adm = append(adm, r)
 			}
 		}
@@ -602,16 +599,12 @@ func checkBurstOverAdmission(v *view) verdict {
 			continue
 		}
 		var adm []*res
-		same := 0
 		for _, r := range b {
-			if r.Key == b[0].Key {
-				same++
-				if r.Admitted() {
-					adm = append(adm, r)
-				}
+			if r.Admitted() {
+				adm = append(adm, r)
 			}
 		}
-		most = max(most, same)
+		most = max(most, len(b))
 		if s := v.burstSlack(b); n == 0 || len(adm)-s > len(worst)-worstSlack {
 			worst, worstSlack = adm, s
 		}

@@ -500,6 +500,23 @@ func TestPerConnectionBurstIsManyClients(t *testing.T) {
 	check(t, rep, "remaining.truthful", Fail)
 }
 
+// A burst over two keys is two clients' bursts: the second key's seven
+// admissions against an advertised 5 are an over-admission even when the
+// key sent first stayed within its quota.
+func TestOverAdmissionJudgesEveryKeyOfABurst(t *testing.T) {
+	b := newBuilder()
+	for i, r := range []int{4, 3, 2} {
+		b.add("burst", 100+0.01*float64(i), 200, xq(5, r, resetAt)...).Key = "a"
+	}
+	for i, r := range []int{4, 3, 2, 1, 0, 0, 0} {
+		b.add("burst", 100.05+0.01*float64(i), 200, xq(5, r, resetAt)...).Key = "b"
+	}
+	c := check(t, b.grade(fw), "burst.over-admission", Fail)
+	if !strings.Contains(c.Actual, "7 admitted") {
+		t.Errorf("%s", c.Actual)
+	}
+}
+
 // A wall-aligned window may admit two quotas across a boundary in one
 // burst: that burst proves nothing.
 func TestBurstAcrossWindowBoundary(t *testing.T) {

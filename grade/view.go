@@ -181,22 +181,27 @@ func (v *view) filter(keep func(*res) bool) []*res {
 }
 
 // bursts returns the results of each burst the plan released at one
-// instant, by phase ("burst", "burst-1", ...), in the order they were sent.
+// instant, by phase ("burst", "burst-1", ...) and within it by key (a
+// client's quota is its own: a burst over several keys, or over many
+// connections of a limit per connection, is that many clients' bursts),
+// in the order they were sent.
 func (v *view) bursts() [][]*res {
-	byPhase := map[string][]*res{}
-	var order []string
+	type group struct{ phase, key string }
+	byGroup := map[group][]*res{}
+	var order []group
 	for _, r := range v.rs {
 		if !isBurst(r.Phase) {
 			continue
 		}
-		if _, ok := byPhase[r.Phase]; !ok {
-			order = append(order, r.Phase)
+		g := group{r.Phase, r.Key}
+		if _, ok := byGroup[g]; !ok {
+			order = append(order, g)
 		}
-		byPhase[r.Phase] = append(byPhase[r.Phase], r)
+		byGroup[g] = append(byGroup[g], r)
 	}
 	out := make([][]*res, 0, len(order))
-	for _, p := range order {
-		out = append(out, byPhase[p])
+	for _, g := range order {
+		out = append(out, byGroup[g])
 	}
 	return out
 }
