@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -459,21 +461,99 @@ func (p *planner) enough(tr []*attack.Result, elapsed time.Duration) bool {
 	if len(tr) == 0 { // answers still in flight (a slow backend)
 		return false
 	}
-	big, singles := 0, 0
+	big := 0
 	for _, g := range admissionGroups(tr) {
 		if g >= stepSize {
 			big++
-		} else {
-			singles++
 		}
 	}
 	last := tr[len(tr)-1]
-	continuous := singles >= continuousReturns && elapsed >= continuousSpan
+	// A refill is continuous only over a stretch no lock interrupted: a
+	// bucket behind a window (two tiers) admits singles at its rate until
+	// the window binds, and those singles are not the whole pattern. So
+	// the singles are counted since the last lock ended, and none while
+	// one is open.
+	since, inLock := sinceLastLock(tr)
+	singles := 0
+	for _, g := range admissionGroups(since) {
+		if g < stepSize {
+			singles++
+		}
+	}
+	span := elapsed - (since[0].Sent - tr[0].Sent)
+	continuous := !inLock && singles >= continuousReturns && span >= continuousSpan
 	// Window-sized steps, each followed by rejections again, give the
 	// window's length and phase.
 	steps := big >= stepsSeen && !last.Admitted()
 	return continuous || steps
 }
+
+// sinceLastLock is the trace (in send order, errors left out) from the
+// first admission after its last lock, all of it when there was none, and
+// whether a lock is open at its end. A lock is a run of rejections that
+// spans more than lockFactor times the typical run between two admissions,
+// plus lockSlack: a continuous refill spaces its admissions evenly, a
+// window that binds behind it does not. Runs are measured over the send
+// times of the rejected requests alone, so a stall of the sender on a
+// loaded machine (which sends nothing, and whose next request a continuous
+// refill admits) is no lock.
+func sinceLastLock(tr []*attack.Result) (since []*attack.Result, inLock bool) {
+	rs := make([]*attack.Result, 0, len(tr))
+	for _, r := range tr {
+		if r.Error == "" {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return tr, false
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Sent < rs[j].Sent })
+	type run struct {
+		span time.Duration
+		end  int // the index of the admission that closed it; len(rs) while open
+	}
+	var runs []run
+	var first, last time.Duration
+	inRun, seenAdmit := false, false
+	for i, r := range rs {
+		if r.Admitted() {
+			if inRun && seenAdmit {
+				runs = append(runs, run{last - first, i})
+			}
+			inRun, seenAdmit = false, true
+			continue
+		}
+		if !inRun {
+			first, inRun = r.Sent, true
+		}
+		last = r.Sent
+	}
+	if len(runs) < continuousReturns/2 {
+		return rs, false // too few returns to know the rhythm; the count rule waits anyway
+	}
+	spans := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		spans[i] = r.span
+	}
+	slices.Sort(spans)
+	longest := lockFactor*spans[len(spans)/2] + lockSlack
+	since = rs
+	for _, r := range runs {
+		if r.span > longest {
+			since = rs[r.end:]
+		}
+	}
+	return since, inRun && seenAdmit && last-first > longest
+}
+
+// lockFactor and lockSlack: how much longer than the typical run between
+// admissions a run of rejections must be to be a lock. A continuous refill
+// spaces its admissions evenly; the server's order of arrival moves one
+// admission by a request or two at the trace's rate, far inside this.
+const (
+	lockFactor = 2
+	lockSlack  = 50 * time.Millisecond
+)
 
 // admissionGroups counts admissions in runs of consecutive admissions
 // (split by rejections only: a stall on a loaded machine may pause the
