@@ -205,8 +205,17 @@ const tiersRefineFrom = 3
 func refineTiers(evs []event, best []Candidate, rtt time.Duration, vary func(limiter.Config) []limiter.Config) []Candidate {
 	var cfgs []limiter.Config
 	seen := map[limiter.Config]bool{}
-	for _, b := range best[:min(len(best), tiersRefineFrom)] {
-		for _, c := range vary(b.Config) {
+	var from []limiter.Config // distinct: one composition at three offsets is one start
+	for _, b := range best {
+		if len(from) == tiersRefineFrom {
+			break
+		}
+		if !slices.Contains(from, b.Config) {
+			from = append(from, b.Config)
+		}
+	}
+	for _, b := range from {
+		for _, c := range vary(b) {
 			if !seen[c] && c.Validate() == nil {
 				seen[c] = true
 				cfgs = append(cfgs, c)
@@ -408,6 +417,12 @@ func earlySeeds(evs []event, r regime, h hypotheses, rtt time.Duration) (variant
 		}
 		if i == 0 {
 			variants = spread(f)
+			// The spacing's own estimate, when it ties: a long run pins
+			// the first tier's rate to within a percent or so, finer than
+			// the refinement's steps from the ends of the early tie.
+			if c, ok := nearestRate(f, r.rates); ok && !slices.Contains(variants, c) {
+				variants = append(variants, c)
+			}
 			continue
 		}
 		others = append(others, middle(f))
@@ -427,6 +442,22 @@ func spread(cs []Candidate) []limiter.Config {
 		}
 	}
 	return out
+}
+
+// nearestRate is the tied candidate whose rate is nearest the median of
+// the estimates, if the candidates have a rate.
+func nearestRate(cs []Candidate, estimates []float64) (limiter.Config, bool) {
+	if len(estimates) == 0 || cs[0].Config.Rate == 0 {
+		return limiter.Config{}, false
+	}
+	est := slices.Sorted(slices.Values(estimates))[len(estimates)/2]
+	best := cs[0].Config
+	for _, c := range cs {
+		if math.Abs(c.Config.Rate-est) < math.Abs(best.Rate-est) {
+			best = c.Config
+		}
+	}
+	return best, true
 }
 
 // middle is the tied candidate in the middle of the range of its rate or

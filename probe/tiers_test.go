@@ -3,6 +3,7 @@ package probe
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +188,29 @@ func TestProbeNamesTwoTiers(t *testing.T) {
 			}
 			t.Logf("%s (confidence %.2f) in %.1f s", res.Inference.Summary(), res.Inference.Confidence, res.Elapsed.Seconds())
 		})
+	}
+}
+
+// A recorded probe of a bucket (10/s, burst 5) behind a window (12 per 5 s,
+// wall), whose trace at 20/s admitted every other request for only four
+// cycles before the window bound: the early part alone ties rates from
+// 9.8 to 11.2/s, but the whole run pins the rate to about a percent (9.84
+// and 10.14 each miss several decisions). The fit must start from the
+// spacing's own estimate, not only from the ends and middle of the early
+// tie: it named 11.11/s (2 decisions missed) when it did not.
+func TestTiersRateIsPinnedByTheWholeRun(t *testing.T) {
+	f, err := os.Open("testdata/tiers-pinned-rate.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := attack.ReadStream(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := Infer(NewObservation(rec.Header.Start, rec.Results))
+	assertTiers(t, inf, tiersConfig(t, limiter.TiersAll, "token_bucket:rate=10/s,burst=5", "fixed_window:limit=12,window=5s"))
+	if inf.Explained != inf.Decisions {
+		t.Fatalf("%s explains %d of %d decisions; the truth explains them all", inf.Summary(), inf.Explained, inf.Decisions)
 	}
 }
