@@ -496,7 +496,8 @@ func (p *planner) enough(tr []*attack.Result, elapsed time.Duration) bool {
 // window that binds behind it does not. Runs are measured over the send
 // times of the rejected requests alone, so a stall of the sender on a
 // loaded machine (which sends nothing, and whose next request a continuous
-// refill admits) is no lock.
+// refill admits) is no lock; nor is the end of the trace whose admissions
+// a queue has not answered yet.
 func sinceLastLock(tr []*attack.Result) (since []*attack.Result, inLock bool) {
 	rs := make([]*attack.Result, 0, len(tr))
 	for _, r := range tr {
@@ -543,7 +544,17 @@ func sinceLastLock(tr []*attack.Result) (since []*attack.Result, inLock bool) {
 			since = rs[r.end:]
 		}
 	}
-	return since, inRun && seenAdmit && last-first > longest
+	// An admission the limiter delays (a queue, a pacer) is answered
+	// late, after rejections sent later: the open run may hide such
+	// answers for as long as the longest delay an admission has had, so
+	// only its part before that counts.
+	var hidden time.Duration
+	for _, r := range rs {
+		if r.Admitted() {
+			hidden = max(hidden, r.Done-r.Sent)
+		}
+	}
+	return since, inRun && seenAdmit && last-hidden-first > longest
 }
 
 // lockFactor and lockSlack: how much longer than the typical run between
