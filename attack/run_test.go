@@ -102,13 +102,14 @@ func TestSteadyOfOneRequestMeasuresNoRate(t *testing.T) {
 	if !strings.Contains(res.Report.Verdict, "rates not measured") || strings.Contains(res.Report.Verdict, "/s") {
 		t.Errorf("verdict %q", res.Report.Verdict)
 	}
-	// Two requests are a rate again.
+	// Two requests are a rate again: 50/s, unless a late send (the race
+	// detector on a loaded machine) made the run say it was imprecise.
 	res, err = Run(context.Background(), Steady{Rate: 50, Duration: 5 * time.Second},
 		RunOptions{Request: mustRequest(t, srv.URL), Options: Options{MaxRequests: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := res.Report.Metrics.Steady; m.Unmeasured != "" || m.AchievedRate < 40 || m.AchievedRate > 60 {
+	if m := res.Report.Metrics.Steady; m.Unmeasured != "" || m.AchievedRate <= 0 || !m.Imprecise && (m.AchievedRate < 40 || m.AchievedRate > 60) {
 		t.Errorf("2 requests at 50/s: %+v", m)
 	}
 }
