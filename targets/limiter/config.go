@@ -25,7 +25,8 @@ type Config struct {
 	// Limit and Window describe the window algorithms: Limit per Window.
 	Limit  int
 	Window time.Duration
-	// Align is the fixed_window alignment: AlignWall or AlignFirst.
+	// Align is the grid of fixed_window and sliding_counter: AlignWall,
+	// AlignFirst or AlignStart.
 	Align string
 	// Penalty is what a rejected request does to a fixed_window's state:
 	// PenaltyNone ("" too) leaves it alone; PenaltyRestart restarts the
@@ -103,8 +104,8 @@ func (c Config) Validate() error {
 		if c.Algo == FixedWindow && c.Align != AlignWall && c.Align != AlignFirst && c.Align != AlignStart {
 			return fmt.Errorf("align must be %q, %q or %q, got %q", AlignWall, AlignFirst, AlignStart, c.Align)
 		}
-		if c.Algo == SlidingCounter && c.Align != "" && c.Align != AlignWall && c.Align != AlignStart {
-			return fmt.Errorf("sliding_counter align must be %q or %q, got %q", AlignWall, AlignStart, c.Align)
+		if c.Algo == SlidingCounter && c.Align != "" && c.Align != AlignWall && c.Align != AlignFirst && c.Align != AlignStart {
+			return fmt.Errorf("sliding_counter align must be %q, %q or %q, got %q", AlignWall, AlignFirst, AlignStart, c.Align)
 		}
 	case Concurrency:
 		if c.MaxInflight < 1 {

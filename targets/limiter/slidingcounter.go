@@ -13,8 +13,11 @@ import (
 // (Cloudflare; HAProxy's http_req_rate). A request is admitted when the
 // estimate plus itself stays within L. Rejected requests do not count unless
 // CountRejected (HAProxy counts every tracked request, denied ones too).
-// The grid is wall-clock (epoch multiples of W) or, with AlignStart,
-// anchored at Config.Origin.
+// The grid is wall-clock (epoch multiples of W), or, with AlignStart,
+// anchored at Config.Origin, or, with AlignFirst, HAProxy's freq_ctr: a
+// key's grid is anchored at its first request, advances one period at a
+// time while requests keep coming, and re-anchors at the next request
+// after two or more idle periods (both counters stale).
 type slidingCounter struct {
 	cfg  Config
 	keys map[string]*scState
@@ -47,6 +50,12 @@ func (c *slidingCounter) Release(string, time.Time) {}
 func (c *slidingCounter) estimate(s *scState, now time.Time) float64 {
 	elapsed := now.Sub(s.start)
 	frac := float64(elapsed) / float64(c.cfg.Window)
+	if c.cfg.Align == AlignFirst {
+		// HAProxy's read_freq_ctr_period is integer arithmetic: the
+		// previous period's share is rounded down (a probe of HAProxy 2.6
+		// is replayed exactly so, and misses decisions unrounded).
+		return float64(s.curr) + math.Floor(float64(s.prev)*(1-frac)+1e-9)
+	}
 	return float64(s.curr) + float64(s.prev)*(1-frac)
 }
 
@@ -64,6 +73,9 @@ func (c *slidingCounter) roll(key string, now time.Time) *scState {
 // copy: check reads it without changing the key's state.
 func (c *slidingCounter) rolled(s *scState, now time.Time) scState {
 	w := c.cfg.Window
+	if c.cfg.Align == AlignFirst {
+		return c.rolledFirst(s, now)
+	}
 	if s == nil {
 		return scState{start: gridStart(now, time.Time{}, c.origin(), w)}
 	}
@@ -75,6 +87,25 @@ func (c *slidingCounter) rolled(s *scState, now time.Time) scState {
 		r.prev, r.curr, r.start = r.curr, 0, start
 	default: // two or more windows idle: both counters are stale
 		r.prev, r.curr, r.start = 0, 0, start
+	}
+	return r
+}
+
+// rolledFirst is rolled on a grid anchored at the key's first request
+// (HAProxy's update_freq_ctr_period: one period on while within two, else
+// a fresh anchor at now with both counters zero).
+func (c *slidingCounter) rolledFirst(s *scState, now time.Time) scState {
+	w := c.cfg.Window
+	if s == nil {
+		return scState{start: now}
+	}
+	r := *s
+	switch {
+	case now.Before(r.start.Add(w)):
+	case now.Before(r.start.Add(2 * w)):
+		r.prev, r.curr, r.start = r.curr, 0, r.start.Add(w)
+	default:
+		r.prev, r.curr, r.start = 0, 0, now
 	}
 	return r
 }
@@ -134,10 +165,31 @@ func (c *slidingCounter) retryAfter(s *scState, now time.Time) time.Duration {
 	w := float64(c.cfg.Window)
 	L := float64(c.cfg.Limit)
 	room := L - 1 // the estimate must fall to this
+	// A share rounded down (HAProxy) is within room − n once it is below
+	// room − n + 1: a hair after the unrounded one's instant, found to the
+	// nanosecond by stepping from the solution rounded down.
+	lift := 0.0
+	if c.cfg.Align == AlignFirst {
+		lift = 1
+	}
+	first := func(start time.Time, curr, prev float64, e float64) time.Time {
+		at := time.Duration(math.Round(e))
+		if lift == 0 {
+			return start.Add(at)
+		}
+		at = time.Duration(math.Floor(e))
+		for range 3 {
+			if curr+math.Floor(prev*(1-float64(at)/w)+1e-9) <= room+1e-9 {
+				break
+			}
+			at++
+		}
+		return start.Add(at)
+	}
 	// Within the current window: curr + prev·(1 − e/W) ≤ room.
 	if s.prev > 0 && float64(s.curr) <= room {
-		e := w * (1 - (room-float64(s.curr))/float64(s.prev))
-		at := s.start.Add(time.Duration(math.Round(e)))
+		e := w * (1 - (room-float64(s.curr)+lift)/float64(s.prev))
+		at := first(s.start, float64(s.curr), float64(s.prev), e)
 		if at.After(now) {
 			return at.Sub(now)
 		}
@@ -146,9 +198,8 @@ func (c *slidingCounter) retryAfter(s *scState, now time.Time) time.Duration {
 	// Otherwise in the next window, where curr becomes prev:
 	// curr·(1 − e/W) ≤ room.
 	next := s.start.Add(c.cfg.Window)
-	e := 0.0
-	if float64(s.curr) > room {
-		e = w * (1 - room/float64(s.curr))
+	if float64(s.curr) < room+lift {
+		return next.Sub(now)
 	}
-	return next.Add(time.Duration(math.Round(e))).Sub(now)
+	return first(next, 0, float64(s.curr), w*(1-(room+lift)/float64(s.curr))).Sub(now)
 }

@@ -223,7 +223,7 @@ func TestVariantParameters(t *testing.T) {
 		{Config{Algo: TokenBucket, Rate: 1, Burst: 1, CountRejected: true}, "count-rejected=on applies to"},
 		{Config{Algo: TokenBucket, Rate: 1, Burst: 1, QueueUnbounded: true}, "burst=unbounded applies to leaky_shaping"},
 		{Config{Algo: None, Block: time.Second}, "none never does"},
-		{Config{Algo: SlidingCounter, Limit: 1, Window: time.Second, Align: AlignFirst}, "sliding_counter align"},
+		{Config{Algo: SlidingCounter, Limit: 1, Window: time.Second, Align: "midnight"}, "sliding_counter align"},
 	}
 	for _, b := range bad {
 		if err := b.cfg.Validate(); err == nil || !strings.Contains(err.Error(), b.msg) {
@@ -232,5 +232,76 @@ func TestVariantParameters(t *testing.T) {
 	}
 	if err := c.Set("count-rejected", "maybe"); err == nil || !strings.Contains(err.Error(), "use on or off") {
 		t.Errorf("count-rejected=maybe: %v", err)
+	}
+}
+
+// HAProxy's freq_ctr (align=first): a key's grid is anchored at its first
+// request, not at the wall clock; it advances one period at a time while
+// requests come, and re-anchors at the next request after two idle
+// periods. Limit 4 per 1 s, first request 300 ms past a whole second.
+func TestSlidingCounterFirstAlignedIsHAProxysGrid(t *testing.T) {
+	l := mustNew(t, Config{Algo: SlidingCounter, Limit: 4, Window: time.Second, Align: AlignFirst})
+	a := t0.Add(300 * time.Millisecond) // the anchor
+	at := func(d time.Duration) time.Time { return a.Add(d) }
+	if got := volley(l, "k", at(0), 6); got != 4 {
+		t.Fatalf("first volley admitted %d, want 4", got)
+	}
+	// The wall second turns at +700 ms; this grid does not: still full.
+	if l.Allow("k", at(800*time.Millisecond)).Allowed {
+		t.Fatal("admitted at +800 ms: the grid turned at the wall second, not one period after the first request")
+	}
+	// At +1.5 s the previous period (4) weighs 0.5: estimate 2, room for 2.
+	if got := volley(l, "k", at(1500*time.Millisecond), 3); got != 2 {
+		t.Fatalf("+1.5 s admitted %d, want 2 (4 × 0.5 + 2 = 4)", got)
+	}
+	// The grid is at [+1 s, +2 s); a request at +3.9 s is two or more
+	// periods on (a wall grid would be at [+3.7 s, +4.7 s) with an empty
+	// previous window): both counters are stale and the grid re-anchors at
+	// the request.
+	if got := volley(l, "k", at(3900*time.Millisecond), 5); got != 4 {
+		t.Fatalf("after two idle periods admitted %d, want 4", got)
+	}
+	// Re-anchored at +3.9 s: full until +4.9 s, and at +5.4 s half of it
+	// weighs on the new period.
+	if l.Allow("k", at(4800*time.Millisecond)).Allowed {
+		t.Fatal("admitted at +4.8 s: the grid did not re-anchor at +3.9 s")
+	}
+	if got := volley(l, "k", at(5400*time.Millisecond), 3); got != 2 {
+		t.Fatalf("+5.4 s admitted %d, want 2", got)
+	}
+	// Within two periods the grid moves on by exactly one: from
+	// [+4.9, +5.9) a request at +6.8 s falls in [+5.9, +6.9), whose
+	// previous period holds the 2 admitted at +5.4 s (weight 0.1). The
+	// share is rounded down, as HAProxy's integer arithmetic does:
+	// ⌊2 × 0.1⌋ = 0, so 3 are left after it, not 2.
+	d := l.Allow("k", at(6800*time.Millisecond))
+	if !d.Allowed || d.Remaining != 3 {
+		t.Fatalf("+6.8 s: %+v, want admitted with 3 left (⌊2 × 0.1⌋ + 1 = 1)", d)
+	}
+}
+
+// The Retry-After of HAProxy's rounded-down share is exact: a silent
+// client is admitted at it and not a nanosecond before.
+func TestSlidingCounterFirstAlignedRetryAfterIsExact(t *testing.T) {
+	for _, counting := range []bool{false, true} {
+		afters := []time.Duration{700 * time.Millisecond} // in the volley's period
+		if counting {
+			afters = append(afters, 2300*time.Millisecond) // in the next: 14 counted weigh on it
+		}
+		for _, after := range afters {
+			l := mustNew(t, Config{Algo: SlidingCounter, Limit: 10, Window: 2 * time.Second, Align: AlignFirst, CountRejected: counting}).(checker)
+			volley(l, "k", t0, 14)
+			d := l.Allow("k", t0.Add(after))
+			if d.Allowed || d.RetryAfter <= 0 {
+				t.Fatalf("counting=%v, +%v: %+v, want rejected with a Retry-After", counting, after, d)
+			}
+			open := t0.Add(after + d.RetryAfter)
+			if l.check("k", open.Add(-time.Nanosecond)).Allowed {
+				t.Errorf("counting=%v, +%v: admitted before Retry-After %v", counting, after, d.RetryAfter)
+			}
+			if !l.check("k", open).Allowed {
+				t.Errorf("counting=%v, +%v: rejected at Retry-After %v", counting, after, d.RetryAfter)
+			}
+		}
 	}
 }
