@@ -67,7 +67,9 @@ func fitFamilyWithin(evs []event, cfgs []limiter.Config, rtt time.Duration, marg
 			var out []Candidate
 			var offsets []time.Duration
 			for i, c := range cfgs[lo:hi] {
-				if i == 0 || c.Algo != cfgs[lo+i-1].Algo {
+				// The offsets depend on the family and its grid (a
+				// composition's on its tiers'): recomputed when they change.
+				if p := cfgs[max(lo+i-1, 0)]; i == 0 || c.Algo != p.Algo || c.Align != p.Align || c.Algo == limiter.Tiers {
 					offsets = replayOffsets(c, rtt)
 				}
 				for _, off := range offsets {

@@ -15,19 +15,26 @@ import (
 // counting sliding log mimic clumps.
 func simulatedWithVolleys(t *testing.T, cfg limiter.Config, burstAt, traceEvery time.Duration, n int, quiets ...time.Duration) *Observation {
 	t.Helper()
-	obs := simulated(t, cfg, epoch, burstAt, traceEvery)
+	return simulatedFromWithVolleys(t, cfg, epoch, burstAt, traceEvery, n, quiets...)
+}
+
+// simulatedFromWithVolleys is simulatedWithVolleys of a probe that starts
+// at start.
+func simulatedFromWithVolleys(t *testing.T, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration, n int, quiets ...time.Duration) *Observation {
+	t.Helper()
+	obs := simulated(t, cfg, start, burstAt, traceEvery)
 	lim, err := limiter.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range obs.Results { // the same decisions, to reach the same state
-		lim.Allow("", epoch.Add(r.Sent+obs.RTT/2))
+		lim.Allow("", start.Add(r.Sent+obs.RTT/2))
 	}
 	for _, quiet := range quiets {
 		at := obs.Results[len(obs.Results)-1].Sent + quiet
 		for range n {
 			status := 429
-			if lim.Allow("", epoch.Add(at+obs.RTT/2)).Allowed {
+			if lim.Allow("", start.Add(at+obs.RTT/2)).Allowed {
 				status = 200
 			}
 			obs.Results = append(obs.Results, attack.Result{Seq: len(obs.Results) + 1, Phase: phaseSplit, Scheduled: at, Sent: at,

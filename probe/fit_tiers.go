@@ -719,7 +719,7 @@ func setCapacity(t *limiter.Tier, c int) {
 // on the wall grid (replayOffsets).
 func tiersOnWall(c limiter.Config) bool {
 	for _, t := range c.Tiers {
-		if (t.Algo == limiter.FixedWindow && t.Align == limiter.AlignWall) || (t.Algo == limiter.SlidingCounter && t.Align != limiter.AlignStart) {
+		if onWallGrid(t.Config(c.Origin)) {
 			return true
 		}
 	}

@@ -369,6 +369,23 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			}
 		}
 	}
+	// HAProxy's freq_ctr: a sliding counter whose grid follows the key's
+	// first request. Its trace shows no steps to seed the window with (the
+	// capacity comes back gradually), so the round windows people
+	// configure (http_req_rate(10s)) are tried beside the seeds' grid.
+	firstWs := slices.Clone(h.windows)
+	for _, w := range h.wallWindows {
+		if !slices.Contains(firstWs, w) {
+			firstWs = append(firstWs, w)
+		}
+	}
+	for _, w := range firstWs {
+		for _, l := range h.limits {
+			for _, counting := range []bool{false, true} {
+				sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, Align: limiter.AlignFirst, CountRejected: counting})
+			}
+		}
+	}
 	for _, w := range []struct {
 		family string
 		cfgs   []limiter.Config
@@ -410,6 +427,14 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			}
 			if start := fitStartAligned(evs, h, f.family, seeds, rtt); len(start) > 0 && start[0].Mismatches+1 < fits[i].mismatches() {
 				fits[i].best = start
+				// A start grid whose phase is where the key's first
+				// request fell is a grid that request anchors, with no
+				// phase to fit: named so when it explains the run as well.
+				if f.family == limiter.SlidingCounter {
+					if twins := firstTwins(evs, start, rtt); len(twins) > 0 && twins[0].Mismatches <= start[0].Mismatches {
+						fits[i].best = twins
+					}
+				}
 			}
 		}
 	}
@@ -421,6 +446,48 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		fits = append(fits, familyFit{family: limiter.Tiers, best: fitTiers(evs, h, rtt)})
 	}
 	return fits
+}
+
+// firstTwins are the first-aligned models (HAProxy's freq_ctr) of the
+// start grids' limits, fitted and widened. A start grid's phase trades
+// against its window and limit, so the twins' are searched afresh over
+// the start grids' range: their limits ±1, and their windows from 10%
+// below the shortest to 10% above the longest in 0.5% steps, with the
+// round windows among them.
+func firstTwins(evs []event, start []Candidate, rtt time.Duration) []Candidate {
+	lo, hi := start[0].Config.Window, start[0].Config.Window
+	type kind struct {
+		limit    int
+		counting bool
+	}
+	var kinds []kind
+	for _, c := range start {
+		lo, hi = min(lo, c.Config.Window), max(hi, c.Config.Window)
+		for d := -1; d <= 1; d++ {
+			k := kind{c.Config.Limit + d, c.Config.CountRejected}
+			if k.limit >= 1 && !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	var windows []time.Duration
+	for f := 0.9; float64(lo)*f <= 1.1*float64(hi); f *= 1.005 {
+		if w := time.Duration(float64(lo) * f).Round(windowResolution); !slices.Contains(windows, w) {
+			windows = append(windows, w)
+		}
+	}
+	for w := time.Duration(0.9*float64(lo)).Truncate(wallUnit) + wallUnit; float64(w) <= 1.1*float64(hi); w += wallUnit {
+		if !slices.Contains(windows, w) {
+			windows = append(windows, w)
+		}
+	}
+	var cfgs []limiter.Config
+	for _, k := range kinds {
+		for _, w := range windows {
+			cfgs = append(cfgs, limiter.Config{Algo: start[0].Config.Algo, Limit: k.limit, Window: w, Align: limiter.AlignFirst, CountRejected: k.counting})
+		}
+	}
+	return widen(evs, simplest(fitFamily(evs, cfgs, rtt)), rtt, windowOf, withWindow)
 }
 
 // seedsOf are the extremes of a family's tied candidates' windows.
@@ -454,7 +521,7 @@ func wallWindow(w time.Duration) bool { return w%wallUnit == 0 }
 // onWallGrid reports whether c's windows follow the wall clock.
 func onWallGrid(c limiter.Config) bool {
 	return (c.Algo == limiter.FixedWindow && c.Align == limiter.AlignWall) ||
-		(c.Algo == limiter.SlidingCounter && c.Align != limiter.AlignStart)
+		(c.Algo == limiter.SlidingCounter && (c.Align == "" || c.Align == limiter.AlignWall))
 }
 
 // simplest keeps, among tied candidates, those without a variant the others
@@ -559,7 +626,7 @@ func (inf *Inference) setParams(cs []Candidate) {
 		w, we := spanF(func(c limiter.Config) float64 { return c.Window.Seconds() })
 		inf.Limit, inf.LimitErr = int(math.Round(l)), int(math.Ceil(le))
 		inf.WindowS, inf.WindowErrS = round(w, 3), round(we, 3)
-		if c.Algo == limiter.FixedWindow || c.Align == limiter.AlignStart {
+		if c.Algo == limiter.FixedWindow || c.Align == limiter.AlignStart || c.Align == limiter.AlignFirst {
 			inf.Alignment = alignmentOf(cs)
 		}
 
@@ -636,12 +703,19 @@ func nearestCandidate(cs []Candidate, inf Inference) limiter.Config {
 func alignmentOf(cs []Candidate) string {
 	seen := map[string]bool{}
 	for _, c := range cs {
-		seen[c.Config.Align] = true
+		a := c.Config.Align
+		if a == "" { // a sliding counter's default grid
+			a = limiter.AlignWall
+		}
+		seen[a] = true
 	}
 	if len(seen) > 1 {
 		return "wall or first (indistinguishable here)"
 	}
-	return cs[0].Config.Align
+	for a := range seen {
+		return a
+	}
+	return ""
 }
 
 // Summary is the one-line statement of an inference.
@@ -806,7 +880,7 @@ func (inf Inference) Model() (limiter.Config, error) {
 		c.Limit, c.Window = inf.Limit, time.Duration(inf.WindowS*float64(time.Second))
 		c.Align = limiter.AlignWall
 		switch {
-		case inf.Alignment == limiter.AlignFirst && inf.Family == limiter.FixedWindow:
+		case inf.Alignment == limiter.AlignFirst && (inf.Family == limiter.FixedWindow || inf.Family == limiter.SlidingCounter):
 			c.Align = limiter.AlignFirst
 		case inf.Alignment == limiter.AlignStart:
 			// Its phase is relative to the probe's start, which an
