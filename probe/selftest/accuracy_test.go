@@ -55,6 +55,10 @@ var accuracyMatrix = []string{
 	"builtin:leaky_shaping?rate=12/s&burst=unbounded&headers=none",
 	"builtin:sliding_counter?limit=24&window=4s&align=start",
 	"builtin:sliding_counter?limit=50&window=5s&align=start&headers=none",
+	// HAProxy's grid: anchored at each key's first request.
+	"builtin:sliding_counter?limit=20&window=4s&align=first&count-rejected=on",
+	"builtin:sliding_counter?limit=10&window=2s&align=first&headers=none",
+	"builtin:sliding_counter?limit=30&window=5s&align=first&count-rejected=on&latency=20ms",
 	"builtin:fixed_window?limit=20&window=3s&align=start&headers=none",
 	"builtin:fixed_window?limit=10&window=2s&align=start&latency=20ms",
 	// Penalties: a window every over-limit request restarts, a key shut

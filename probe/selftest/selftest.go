@@ -82,8 +82,8 @@ func describe(c limiter.Config) string {
 		s = fmt.Sprintf("fixed_window %d/%s %s", c.Limit, c.Window, c.Align)
 	case limiter.SlidingLog, limiter.SlidingCounter:
 		s = fmt.Sprintf("%s %d/%s", c.Algo, c.Limit, c.Window)
-		if c.Align == limiter.AlignStart {
-			s += " start"
+		if c.Align == limiter.AlignStart || c.Align == limiter.AlignFirst {
+			s += " " + c.Align
 		}
 	case limiter.Concurrency:
 		s = fmt.Sprintf("concurrency %d", c.MaxInflight)
@@ -167,6 +167,9 @@ func (o *Outcome) score() {
 		}
 		if t.Align == limiter.AlignStart {
 			flag("alignment start", inf.Alignment == limiter.AlignStart, true)
+		}
+		if t.Algo == limiter.SlidingCounter && t.Align == limiter.AlignFirst {
+			flag("alignment first", inf.Alignment == limiter.AlignFirst, true)
 		}
 	case limiter.Concurrency:
 		rel("max_inflight", float64(inf.MaxInflight), float64(t.MaxInflight), math.Max(1, 0.1*float64(t.MaxInflight)))

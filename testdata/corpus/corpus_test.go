@@ -61,10 +61,8 @@ func TestCorpus(t *testing.T) {
 	}
 	t.Log("\n" + table(rows))
 	// Family right for every entry inside the model space (above), and
-	// the parameters too for at least nine in ten of them: HAProxy's
-	// gpc0_rate re-anchors its period after idle, which no model here
-	// does, and its window comes out twice the truth in about half the
-	// runs (a start grid approximates the re-anchoring).
+	// the parameters (and a grid's alignment) too for at least nine in
+	// ten of them.
 	inside, right := 0, 0
 	for _, r := range rows {
 		if r.e.Truth.Outside == "" {

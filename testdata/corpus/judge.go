@@ -23,7 +23,8 @@ const SureConfidence = 0.8
 
 // Judgement is a probe's inference scored against an entry's truth, with the
 // bars of probe/selftest: rate and limit within ±10%, burst within
-// ±max(1, 10%), window within ±10%; for a fixed window inside the model
+// ±max(1, 10%), window within ±10%; for a fixed window or a sliding counter
+// (HAProxy's grid follows each key's first request) inside the model
 // space, the alignment too.
 type Judgement struct {
 	FamilyOK  bool
@@ -66,7 +67,8 @@ func Judge(t Truth, inf probe.Inference) Judgement {
 			rel("window", inf.WindowS, t.Window.Seconds(), 0.1*t.Window.Seconds())
 			// "wall or first (indistinguishable here)" is not wrong about
 			// either: the probe says it could not tell.
-			if t.Family == "fixed_window" && t.Outside == "" && !alignmentAllows(inf.Alignment, t.Align) {
+			gridded := t.Family == "fixed_window" || t.Family == "sliding_counter" && t.Align != ""
+			if gridded && t.Outside == "" && !alignmentAllows(inf.Alignment, t.Align) {
 				j.ParamErrs = append(j.ParamErrs, fmt.Sprintf("alignment %q, truth %q", inf.Alignment, t.Align))
 			}
 			// Whether denied attempts count is visible in admissions only

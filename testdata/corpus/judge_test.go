@@ -48,8 +48,9 @@ func TestJudge(t *testing.T) {
 		{"clumps of five called continuous", clumps, probe.Inference{Family: "token_bucket", RatePerS: 10, Burst: 20, Confidence: 0.6}, ParamsOff, false},
 		{"one token per tick called continuous", ticks, probe.Inference{Family: "token_bucket", RatePerS: 10, Burst: 15, Confidence: 0.9}, NamedRight, false},
 		{"a continuous bucket given an interval", tb, probe.Inference{Family: "token_bucket", RatePerS: 10, Burst: 20, RefillS: 1, Confidence: 0.6}, ParamsOff, false},
-		{"denied attempts that count, named", counting, probe.Inference{Family: "sliding_counter", Limit: 20, WindowS: 4, CountsRejected: &yes, Confidence: 0.9}, NamedRight, false},
-		{"denied attempts that count, missed", counting, probe.Inference{Family: "sliding_counter", Limit: 20, WindowS: 4, CountsRejected: &no, Confidence: 0.6}, ParamsOff, false},
+		{"denied attempts that count, named", counting, probe.Inference{Family: "sliding_counter", Limit: 20, WindowS: 4, Alignment: "first", CountsRejected: &yes, Confidence: 0.9}, NamedRight, false},
+		{"denied attempts that count, missed", counting, probe.Inference{Family: "sliding_counter", Limit: 20, WindowS: 4, Alignment: "first", CountsRejected: &no, Confidence: 0.6}, ParamsOff, false},
+		{"HAProxy's grid called a start grid", counting, probe.Inference{Family: "sliding_counter", Limit: 20, WindowS: 4, Alignment: "start", CountsRejected: &yes, Confidence: 0.6}, ParamsOff, false},
 	} {
 		j := Judge(tc.truth, tc.inf)
 		if j.Verdict != tc.want || j.Sure() != tc.sure {
