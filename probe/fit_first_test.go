@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -10,8 +11,10 @@ import (
 // HAProxy's sliding counter (http_req_rate, gpc0_rate): a grid anchored at
 // the key's first request, the previous period's share rounded down. On a
 // virtual clock it is named with its grid, its numbers and whether denied
-// attempts count — not as a grid anchored at an unknown phase, whose phase
-// would be one parameter more for the same decisions.
+// attempts count. A start grid whose origin is the first request differs
+// from it only after two idle periods and a second request after them,
+// which this run does not have: the probe may say it could not tell them
+// apart ("first or start"), but must name first among them.
 func TestInferHAProxysFirstAlignedSlidingCounter(t *testing.T) {
 	for _, counting := range []bool{false, true} {
 		cfg := limiter.Config{Algo: limiter.SlidingCounter, Limit: 20, Window: 4 * time.Second, Align: limiter.AlignFirst, CountRejected: counting}
@@ -21,7 +24,7 @@ func TestInferHAProxysFirstAlignedSlidingCounter(t *testing.T) {
 		// after 2 s and 9 s of silence (past two periods: re-anchored).
 		obs := simulatedFromWithVolleys(t, cfg, epoch.Add(370*time.Millisecond), 1630*time.Millisecond, 150*time.Millisecond, 25, 2*time.Second, 9*time.Second)
 		inf := Infer(obs)
-		if inf.Family != limiter.SlidingCounter || inf.Alignment != limiter.AlignFirst || !within(float64(inf.Limit), 20, true) || !within(inf.WindowS, 4, false) ||
+		if inf.Family != limiter.SlidingCounter || !strings.Contains(inf.Alignment, limiter.AlignFirst) || !within(float64(inf.Limit), 20, true) || !within(inf.WindowS, 4, false) ||
 			inf.CountsRejected == nil || *inf.CountsRejected != counting || inf.Explained != inf.Decisions {
 			t.Errorf("counting=%v: inferred %s (%d of %d explained), alternatives %+v", counting, inf.Summary(), inf.Explained, inf.Decisions, inf.Alternatives)
 		}

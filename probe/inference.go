@@ -119,6 +119,10 @@ var familyOrder = []string{limiter.None, limiter.Concurrency, limiter.TokenBucke
 type familyFit struct {
 	family string
 	best   []Candidate
+	// alsoAligned: another grid that explains the run within noise of
+	// best (a start grid whose origin is the key's first request, and a
+	// grid that request anchors, differ only after two idle periods).
+	alsoAligned string
 }
 
 // params is the fit's number of free parameters: its family's, plus each
@@ -253,6 +257,13 @@ func infer(o *Observation) Inference {
 	}
 	inf.Family = best.family
 	inf.setParams(best.best)
+	if best.alsoAligned != "" && inf.Alignment != "" && !strings.Contains(inf.Alignment, best.alsoAligned) {
+		var c []Candidate
+		for _, a := range []string{inf.Alignment, best.alsoAligned} {
+			c = append(c, Candidate{Config: limiter.Config{Align: a}})
+		}
+		inf.Alignment = alignmentOf(c)
+	}
 	if inf.Alignment == limiter.AlignStart || inf.RefillS > 0 {
 		p := o.phaseOf(samePeriod(best.best, inf.fitted))
 		inf.PhaseS = &p
@@ -391,7 +402,15 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		cfgs   []limiter.Config
 	}{{limiter.FixedWindow, fw}, {limiter.SlidingLog, sl}, {limiter.SlidingCounter, sc}} {
 		best := widen(evs, simplest(fitFamily(evs, w.cfgs, rtt)), rtt, windowOf, withWindow)
-		fits = append(fits, familyFit{family: w.family, best: best})
+		f := familyFit{family: w.family, best: best}
+		// HAProxy's grid, or a start grid whose origin is where the
+		// first request fell (a server started just before the probe)?
+		if w.family == limiter.SlidingCounter && len(best) > 0 && best[0].Config.Align == limiter.AlignFirst {
+			if st := startTwins(evs, best, rtt); len(st) > 0 {
+				f.settle(best, st, equivalenceSlack(len(evs)))
+			}
+		}
+		fits = append(fits, f)
 	}
 	// A grid anchored at the server's start (fit_start.go): searched only
 	// when no plain model explains the run, around what the plain fits found.
@@ -428,12 +447,21 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			if start := fitStartAligned(evs, h, f.family, seeds, rtt); len(start) > 0 && start[0].Mismatches+1 < fits[i].mismatches() {
 				fits[i].best = start
 				// A start grid whose phase is where the key's first
-				// request fell is a grid that request anchors, with no
-				// phase to fit: named so when it explains the run as well.
+				// request fell may be a grid that request anchors, with
+				// no phase to fit (HAProxy's): settle names the one that
+				// explains the run clearly better, or both as not told
+				// apart (they differ only after two idle periods).
 				if f.family == limiter.SlidingCounter {
-					if twins := firstTwins(evs, start, rtt); len(twins) > 0 && twins[0].Mismatches <= start[0].Mismatches {
-						fits[i].best = twins
+					twins := firstTwins(evs, start, rtt)
+					if len(twins) > 0 {
+						// The start grid at the twin's anchor, which the
+						// phase search may step over.
+						if st := startTwins(evs, twins, rtt); len(st) > 0 && st[0].Mismatches < start[0].Mismatches {
+							start = st
+							fits[i].best = st
+						}
 					}
+					fits[i].settle(twins, start, equivalenceSlack(len(evs)))
 				}
 			}
 		}
@@ -446,6 +474,55 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		fits = append(fits, familyFit{family: limiter.Tiers, best: fitTiers(evs, h, rtt)})
 	}
 	return fits
+}
+
+// settle chooses between a sliding counter's first-aligned fits and its
+// start grids: the one that explains the run clearly better (by more than
+// slack), else the better of the two with the other's alignment noted as
+// not told apart (the twin on a tie: no phase to fit).
+func (f *familyFit) settle(first, start []Candidate, slack int) {
+	f.alsoAligned = ""
+	switch {
+	case len(first) == 0 || len(start) == 0:
+		if len(first) > 0 {
+			f.best = first
+		} else if len(start) > 0 {
+			f.best = start
+		}
+	case first[0].Mismatches+slack < start[0].Mismatches:
+		f.best = first
+	case start[0].Mismatches+slack < first[0].Mismatches:
+		f.best = start
+	case first[0].Mismatches <= start[0].Mismatches:
+		f.best, f.alsoAligned = first, limiter.AlignStart
+	default:
+		f.best, f.alsoAligned = start, limiter.AlignFirst
+	}
+}
+
+// startTwins are the start grids of the first-aligned twins' limits and
+// windows with their origin where the run's first request fell, or up to
+// startTwinLead before it (a server started just before the probe), in
+// 1 ms steps.
+func startTwins(evs []event, twins []Candidate, rtt time.Duration) []Candidate {
+	eps := arrivalUncertainty(rtt)
+	first := evs[0].at
+	for _, e := range evs {
+		if e.at.Before(first) {
+			first = e.at
+		}
+	}
+	var cfgs []limiter.Config
+	for _, c := range twins[:min(len(twins), firstTwinSeeds)] {
+		for d := -startTwinLead; d <= eps; d += time.Millisecond {
+			t := c.Config
+			t.Align, t.Origin = limiter.AlignStart, first.Add(d)
+			if !slices.Contains(cfgs, t) {
+				cfgs = append(cfgs, t)
+			}
+		}
+	}
+	return fitFamily(evs, cfgs, rtt)
 }
 
 // firstTwins are the first-aligned models (HAProxy's freq_ctr) of the
@@ -709,13 +786,16 @@ func alignmentOf(cs []Candidate) string {
 		}
 		seen[a] = true
 	}
-	if len(seen) > 1 {
-		return "wall or first (indistinguishable here)"
+	var names []string
+	for _, a := range []string{limiter.AlignWall, limiter.AlignFirst, limiter.AlignStart} {
+		if seen[a] {
+			names = append(names, a)
+		}
 	}
-	for a := range seen {
-		return a
+	if len(names) > 1 {
+		return strings.Join(names, " or ") + " (indistinguishable here)"
 	}
-	return ""
+	return strings.Join(names, "")
 }
 
 // Summary is the one-line statement of an inference.
@@ -909,3 +989,10 @@ func (inf Inference) Model() (limiter.Config, error) {
 	}
 	return c, c.Validate()
 }
+
+// firstTwinSeeds: the twins a start grid at their anchor is tried for.
+const firstTwinSeeds = 4
+
+// startTwinLead: how long before the first request a start grid's origin
+// is tried at by startTwins.
+const startTwinLead = 100 * time.Millisecond
