@@ -382,15 +382,12 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	}
 	// HAProxy's freq_ctr: a sliding counter whose grid follows the key's
 	// first request. Its trace shows no steps to seed the window with (the
-	// capacity comes back gradually), so the round windows people
-	// configure (http_req_rate(10s)) are tried beside the seeds' grid.
-	firstWs := slices.Clone(h.windows)
+	// capacity comes back gradually), so it is tried at the round windows
+	// people configure (http_req_rate(10s)) near the seeds; any other
+	// window is reached from a start grid (firstTwins). A counting counter
+	// at an arbitrary window mimics too much else: a start-aligned fixed
+	// window of 20 per 2 s was named a counting counter of 21 per 1.096 s.
 	for _, w := range h.wallWindows {
-		if !slices.Contains(firstWs, w) {
-			firstWs = append(firstWs, w)
-		}
-	}
-	for _, w := range firstWs {
 		for _, l := range h.limits {
 			for _, counting := range []bool{false, true} {
 				sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, Align: limiter.AlignFirst, CountRejected: counting})
@@ -528,9 +525,8 @@ func startTwins(evs []event, twins []Candidate, rtt time.Duration) []Candidate {
 // firstTwins are the first-aligned models (HAProxy's freq_ctr) of the
 // start grids' limits, fitted and widened. A start grid's phase trades
 // against its window and limit, so the twins' are searched afresh over
-// the start grids' range: their limits ±1, and their windows from 10%
-// below the shortest to 10% above the longest in 0.5% steps, with the
-// round windows among them.
+// the start grids' range: their limits ±1, and the round windows from 10%
+// below the shortest to 10% above the longest.
 func firstTwins(evs []event, start []Candidate, rtt time.Duration) []Candidate {
 	lo, hi := start[0].Config.Window, start[0].Config.Window
 	type kind struct {
@@ -547,16 +543,11 @@ func firstTwins(evs []event, start []Candidate, rtt time.Duration) []Candidate {
 			}
 		}
 	}
+	// Only round windows (wallUnit): a grid each key anchors, at a free
+	// window, fits coincidences as a wall grid at a free window would.
 	var windows []time.Duration
-	for f := 0.9; float64(lo)*f <= 1.1*float64(hi); f *= 1.005 {
-		if w := time.Duration(float64(lo) * f).Round(windowResolution); !slices.Contains(windows, w) {
-			windows = append(windows, w)
-		}
-	}
 	for w := time.Duration(0.9*float64(lo)).Truncate(wallUnit) + wallUnit; float64(w) <= 1.1*float64(hi); w += wallUnit {
-		if !slices.Contains(windows, w) {
-			windows = append(windows, w)
-		}
+		windows = append(windows, w)
 	}
 	var cfgs []limiter.Config
 	for _, k := range kinds {
