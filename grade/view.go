@@ -308,13 +308,7 @@ func (v *view) capacity() (n, err int, what string) {
 
 // tierCap is what one tier admits at once after idle.
 func tierCap(t probe.TierFit) int {
-	switch t.Family {
-	case limiter.TokenBucket:
-		return t.Burst
-	case limiter.LeakyShaping:
-		return t.Burst + 1
-	}
-	return t.Limit
+	return limiter.Config{Algo: t.Family, Burst: t.Burst, Limit: t.Limit}.Capacity()
 }
 
 // periodS is the time the quota takes to come back whole, from the

@@ -691,15 +691,7 @@ func eitherCandidates(first limiter.Config, windows, wallWs []time.Duration) []l
 }
 
 // capacity is what a tier admits at once after idle.
-func capacity(t limiter.Tier) int {
-	switch t.Algo {
-	case limiter.TokenBucket:
-		return t.Burst
-	case limiter.LeakyShaping:
-		return t.Burst + 1
-	}
-	return t.Limit
-}
+func capacity(t limiter.Tier) int { return t.Config(time.Time{}).Capacity() }
 
 // setCapacity makes t admit c at once after idle.
 func setCapacity(t *limiter.Tier, c int) {

@@ -326,3 +326,18 @@ func ParseRate(s string) (float64, error) {
 func FormatRate(r float64) string {
 	return strconv.FormatFloat(r, 'g', 6, 64) + "/s"
 }
+
+// Capacity is what the limiter admits at once after idle: a bucket's
+// burst, a shaping queue's burst plus the one in service, a window's
+// limit (a concurrency cap's and none's are not defined: 0).
+func (c Config) Capacity() int {
+	switch c.Algo {
+	case TokenBucket:
+		return c.Burst
+	case LeakyShaping:
+		return c.Burst + 1
+	case FixedWindow, SlidingLog, SlidingCounter:
+		return c.Limit
+	}
+	return 0
+}

@@ -153,7 +153,7 @@ func policyWindow(c limiter.Config) int {
 		// when either does it is both tiers', whole once the slower is.
 		a, b := c.Tiers[0].Config(c.Origin), c.Tiers[1].Config(c.Origin)
 		if c.TierMode == limiter.TiersAll {
-			if capacityOf(b) < capacityOf(a) {
+			if b.Capacity() < a.Capacity() {
 				a = b
 			}
 			return policyWindow(a)
@@ -174,17 +174,6 @@ func policyWindow(c limiter.Config) int {
 		s = 1
 	}
 	return max(int(math.Ceil(s)), 1)
-}
-
-// capacityOf is what a limiter admits at once after idle.
-func capacityOf(c limiter.Config) int {
-	switch c.Algo {
-	case limiter.TokenBucket:
-		return c.Burst
-	case limiter.LeakyShaping:
-		return c.Burst + 1
-	}
-	return c.Limit
 }
 
 // problem is an RFC 9457 problem details object with the RateLimit draft's
