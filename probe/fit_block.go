@@ -28,22 +28,7 @@ var commonBlocks = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second
 // fitPenalties returns a family's best candidates with a penalty, seeded by
 // its best plain ones.
 func fitPenalties(evs []event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
-	if len(plain) == 0 {
-		return nil
-	}
-	seeds := []Candidate{plain[0]}
-	if s := seedsOf(plain); plain[0].Config.Window > 0 {
-		// The plain fit's window and limit bent to explain lockouts they
-		// cannot: try the burst's capacity on the usual windows too.
-		seeds = s
-		for _, l := range h.capacities {
-			for _, w := range commonWindows {
-				c := s[0].Config
-				c.Limit, c.Window = l, w
-				seeds = append(seeds, Candidate{Config: c})
-			}
-		}
-	}
+	seeds := penaltySeeds(h, plain)
 	var cfgs []limiter.Config
 	for _, d := range blockCandidates(evs) {
 		for _, s := range seeds {
@@ -52,15 +37,7 @@ func fitPenalties(evs []event, h hypotheses, plain []Candidate, rtt time.Duratio
 			cfgs = append(cfgs, c)
 		}
 	}
-	for _, s := range seeds {
-		if s.Config.Algo == limiter.FixedWindow {
-			for _, align := range []string{limiter.AlignWall, limiter.AlignFirst} {
-				c := s.Config
-				c.Penalty, c.Align = limiter.PenaltyRestart, align
-				cfgs = append(cfgs, c)
-			}
-		}
-	}
+	cfgs = append(cfgs, restartConfigs(seeds)...)
 	best := fitFamily(evs, cfgs, rtt)
 	if len(best) > 0 && best[0].Config.Block > 0 {
 		best = widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Block.Seconds() },
@@ -70,6 +47,54 @@ func fitPenalties(evs []event, h hypotheses, plain []Candidate, rtt time.Duratio
 			})
 	}
 	return best
+}
+
+// fitRestarts returns a fixed window's best candidates with penalty=restart
+// alone. A restart adds no parameter to the window (the same limit, window
+// and alignment, only a rule for when the window ends), so it is weighed
+// against the plain fit decision for decision — unlike a block length or a
+// phase, which buy ties. A run the probe's knocking kept shut is where the
+// plain fit bends its window to explain the lockout and misses by one.
+func fitRestarts(evs []event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
+	return fitFamily(evs, restartConfigs(penaltySeeds(h, plain)), rtt)
+}
+
+// penaltySeeds are the plain fit's best and, for a windowed family, the
+// burst's capacities on the usual windows: the plain fit's window and limit
+// bent to explain lockouts they cannot.
+func penaltySeeds(h hypotheses, plain []Candidate) []Candidate {
+	if len(plain) == 0 {
+		return nil
+	}
+	if plain[0].Config.Window == 0 {
+		return plain[:1]
+	}
+	seeds := seedsOf(plain)
+	for _, l := range h.capacities {
+		for _, w := range commonWindows {
+			c := seeds[0].Config
+			c.Limit, c.Window = l, w
+			seeds = append(seeds, Candidate{Config: c})
+		}
+	}
+	return seeds
+}
+
+// restartConfigs are the fixed-window seeds with penalty=restart, on the
+// wall grid and on the first request's.
+func restartConfigs(seeds []Candidate) []limiter.Config {
+	var cfgs []limiter.Config
+	for _, s := range seeds {
+		if s.Config.Algo != limiter.FixedWindow {
+			continue
+		}
+		for _, align := range []string{limiter.AlignWall, limiter.AlignFirst} {
+			c := s.Config
+			c.Penalty, c.Align = limiter.PenaltyRestart, align
+			cfgs = append(cfgs, c)
+		}
+	}
+	return cfgs
 }
 
 // blockCandidates are block lengths the run suggests: just under each of

@@ -464,6 +464,14 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 		}
 	}
 	if top > 0 {
+		// A window the knocking restarts, weighed at equal freedom.
+		for i, f := range fits {
+			if f.family == limiter.FixedWindow && len(f.best) > 0 && !f.best[0].Config.Restarts() {
+				if r := fitRestarts(evs, h, f.best, rtt); len(r) > 0 && r[0].Mismatches < fits[i].mismatches() {
+					fits[i].best = r
+				}
+			}
+		}
 		// Two limits on one key (fit_tiers.go), whenever a decision is
 		// unexplained: a second tier may bind only once or twice in a
 		// run, and a composition that explains that is an alternative

@@ -1,0 +1,42 @@
+package probe
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// A recorded 10 s probe of a fixed window of 10 per 2 s that every
+// over-limit request restarts (penalty=restart), on a loaded machine: the
+// budget cut the trace after 3.6 s of rejections, then two silent waits of
+// the 2 s Retry-After were admitted. A plain first-aligned window of 13 per
+// 5 s bends to explain all but one decision — within the equivalence slack,
+// so the penalty search, which needs a run no plain model explains, never
+// ran, and the run was named that window (and, in another run of the kind,
+// a counting sliding counter of 14; graded B). The restart adds no number to
+// fit, so it is weighed decision for decision and explains them all.
+func TestRestartIsWeighedAgainstAWindowBentByOneDecision(t *testing.T) {
+	f, err := os.Open("testdata/restart-knocked-shut.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := attack.ReadStream(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := Infer(NewObservation(rec.Header.Start, rec.Results))
+	if inf.Family != limiter.FixedWindow || inf.Penalty == nil || inf.Penalty.Kind != limiter.PenaltyRestart || inf.Limit != 10 {
+		t.Fatalf("named %s, want a fixed window of 10 that rejections restart", inf.Summary())
+	}
+	// The run pins the window only between the longest rejected gap and
+	// the silent waits (about 2.01 s): the truth must be inside the ±.
+	if lo, hi := inf.WindowS-inf.WindowErrS, inf.WindowS+inf.WindowErrS; 2 < lo || 2 > hi {
+		t.Errorf("window %.3g ± %.3g s excludes the truth, 2 s", inf.WindowS, inf.WindowErrS)
+	}
+	if inf.Explained != inf.Decisions {
+		t.Errorf("%s explains %d of %d decisions; the truth explains them all", inf.Summary(), inf.Explained, inf.Decisions)
+	}
+}
