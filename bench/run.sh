@@ -82,7 +82,7 @@ if command -v wrk >/dev/null; then HAVE_WRK=1; fi
 
 log "building ratecheck, sink, analyze"
 (cd "$ROOT" && go build -o "$WORK/ratecheck" .) || die "building ratecheck failed"
-(cd "$ROOT" && go build -o "$WORK/sink" ./bench/sink && go build -o "$WORK/analyze" ./bench/analyze) ||
+(cd "$ROOT" && go build -o "$WORK/sink" ./bench/sink && go build -o "$WORK/analyze" ./bench/analyze && go build -o "$WORK/floor" ./bench/floor) ||
 	die "building bench tools failed"
 log "installing vegeta@$VEGETA_VERSION into a temp GOBIN"
 (cd "$WORK" && GOBIN="$WORK/gobin" GOFLAGS=-buildvcs=false go install "github.com/tsenart/vegeta/v12@$VEGETA_VERSION") ||
@@ -347,6 +347,13 @@ const_runs() {
 		done
 	done
 }
+# The machine's own floor: how late a bare real-time thread wakes from the
+# 200 µs nanosleep a 5,000/s dispatcher sleeps (bench/floor). No tool's
+# sends can be more punctual than its thread's wake-ups.
+wait_idle
+"$WORK/floor" -period 200us -duration 5s >"$WORK/floor.kv"
+FLOOR="real-time nanosleep (200 µs period) wakes late by p50 $(ms "$(kv "$WORK/floor.kv" p50_ns)") ms, p99 $(ms "$(kv "$WORK/floor.kv" p99_ns)") ms, p99.9 $(ms "$(kv "$WORK/floor.kv" p999_ns)") ms, max $(ms "$(kv "$WORK/floor.kv" max_ns)") ms (SCHED_FIFO granted: $(kv "$WORK/floor.kv" realtime))"
+log "machine floor: $FLOOR"
 const_runs 5000 http c
 const_runs 5000 https c_tls
 const_runs 1000 http k
@@ -464,3 +471,4 @@ if ((CONTENDED > 0)); then
 	echo "WARNING: $CONTENDED run(s) started while other processes were using the CPU: figures are contaminated"
 fi
 echo "machine: $(nproc) cores, $(uname -r); tools and sink unpinned, sharing the cores (see bench/README.md)"
+echo "machine floor: $FLOOR"
