@@ -472,6 +472,21 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 				}
 			}
 		}
+	}
+	// A first-aligned fixed window that leads may be a start grid the
+	// probe's knocking followed: each window opened at the first request
+	// after a grid boundary. Unless a start grid is refuted (or clearly
+	// better), both are named as not told apart; the plan's deciding
+	// experiment (tiedModels) is what can tell them apart.
+	for i, f := range fits {
+		if f.family == limiter.FixedWindow && top <= equivalenceSlack(len(evs)) && len(f.best) > 0 &&
+			f.best[0].Config.Align == limiter.AlignFirst && !f.best[0].Config.Restarts() && f.mismatches() <= top+equivalenceSlack(len(evs)) {
+			if start := fitStartAligned(evs, h, f.family, seedsOf(f.best), rtt); len(start) > 0 {
+				fits[i].settle(f.best, start, equivalenceSlack(len(evs)))
+			}
+		}
+	}
+	if top > 0 {
 		// Two limits on one key (fit_tiers.go), whenever a decision is
 		// unexplained: a second tier may bind only once or twice in a
 		// run, and a composition that explains that is an alternative
@@ -481,8 +496,8 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	return fits
 }
 
-// settle chooses between a sliding counter's first-aligned fits and its
-// start grids: the one that explains the run clearly better (by more than
+// settle chooses between a family's first-aligned fits (HAProxy's sliding
+// counter, a fixed window a knocking probe followed) and its start grids: the one that explains the run clearly better (by more than
 // slack), else the better of the two with the other's alignment noted as
 // not told apart (the twin on a tie: no phase to fit).
 func (f *familyFit) settle(first, start []Candidate, slack int) {

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
@@ -189,7 +190,9 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 			best, bestScore, bestRate = sched, score, rate
 		}
 	}
-	for _, silence := range splitSilences {
+	volleyLen := time.Duration(volley) * splitVolleyGap
+	silences := append(slices.Clone(splitSilences), reopenSilences(obs, models, now-splitLead, volleyLen)...)
+	for _, silence := range silences {
 		for _, kind := range []int{0, 1, 2} {
 			var sched []time.Duration
 			switch kind {
@@ -227,6 +230,46 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 		consider(knockTrain(gap))
 	}
 	return best, bestScore
+}
+
+// reopenSilences are silences that end between two tied models' instants
+// of a whole quota, each model replayed over the run so far and asked once
+// at the end of the lead. The fixed silences may all end on the same side
+// of both where a grid's boundary and a window's end are close: a start
+// grid of 3.2 s and a first-aligned window of 3 s, whose last window the
+// run's last admission opened, agree after 0.5, 1, 2, 4 and 8 s alike, and
+// a volley 3.1 s on splits them. Only gaps wider than a volley (and the
+// timing uncertainty either side) are offered.
+func reopenSilences(obs *Observation, models []Candidate, from, volleyLen time.Duration) []time.Duration {
+	evs := obs.events()
+	unc := decisionUncertainty(obs.RTT)
+	key := ""
+	if len(evs) > 0 {
+		key = evs[len(evs)-1].key
+	}
+	var whole []time.Duration // after from + splitLead
+	for _, m := range models {
+		lim, err := limiter.New(m.Config)
+		if err != nil {
+			continue
+		}
+		replayOn(lim, evs, m.Offset, unc, len(evs)+1, nil)
+		d := lim.Allow(key, obs.Start.Add(from+splitLead+obs.RTT/2).Add(m.Offset))
+		w := max(d.Reset, d.RetryAfter)
+		if w > 0 && !slices.Contains(whole, w) {
+			whole = append(whole, w)
+		}
+	}
+	slices.Sort(whole)
+	var out []time.Duration
+	for i := 1; i < len(whole); i++ {
+		if whole[i]-whole[i-1] > volleyLen+4*unc {
+			// The volley starts after the earlier instant and ends before
+			// the later one.
+			out = append(out, (whole[i-1]+whole[i]-volleyLen)/2)
+		}
+	}
+	return out
 }
 
 // knockTrain is splitKnockSpan of requests gap apart, after splitLead.
@@ -316,10 +359,21 @@ func tiedModels(o *Observation) []Candidate {
 		}
 		out = append(out, lo, hi)
 	}
-	if best > slack {
-		// Nothing explains the run: a grid anchored at an unknown phase
-		// may, on evidence the plan has not gathered yet. Its best try
-		// joins the contest even if it is not better yet (fit_start.go).
+	// Nothing explains the run: a grid anchored at an unknown phase may,
+	// on evidence the plan has not gathered yet. Its best try joins the
+	// contest even if it is not better yet (fit_start.go). So does a
+	// start grid beside a leading first-aligned fixed window, which a
+	// knocking probe cannot tell from one (inference.go).
+	startFamilies := []string{limiter.SlidingCounter, limiter.FixedWindow}
+	if best <= slack {
+		startFamilies = nil
+		for _, f := range fits {
+			if f.family == limiter.FixedWindow && f.mismatches() <= best+slack && f.best[0].Config.Align == limiter.AlignFirst && !f.best[0].Config.Restarts() {
+				startFamilies = []string{limiter.FixedWindow}
+			}
+		}
+	}
+	if len(startFamilies) > 0 {
 		h := o.hypotheses()
 		var seeds []Candidate
 		for _, f := range fits {
@@ -327,7 +381,7 @@ func tiedModels(o *Observation) []Candidate {
 				seeds = append(seeds, seedsOf(f.best)...)
 			}
 		}
-		for _, fam := range []string{limiter.SlidingCounter, limiter.FixedWindow} {
+		for _, fam := range startFamilies {
 			if start := fitStartAligned(evs, h, fam, seeds, o.RTT); len(start) > 0 && start[0].Mismatches <= best+slack+splitStartSlack {
 				out = append([]Candidate{start[0]}, out...)
 			}
