@@ -8,6 +8,22 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
+// recordedObservation is the observation of a recorded probe's results
+// stream (a real run kept as testdata).
+func recordedObservation(t *testing.T, path string) *Observation {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := attack.ReadStream(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewObservation(rec.Header.Start, rec.Results)
+}
+
 // A recorded 10 s probe of a fixed window of 10 per 2 s that every
 // over-limit request restarts (penalty=restart), on a loaded machine: the
 // budget cut the trace after 3.6 s of rejections, then two silent waits of
@@ -18,16 +34,7 @@ import (
 // a counting sliding counter of 14; graded B). The restart adds no number to
 // fit, so it is weighed decision for decision and explains them all.
 func TestRestartIsWeighedAgainstAWindowBentByOneDecision(t *testing.T) {
-	f, err := os.Open("testdata/restart-knocked-shut.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inf := Infer(NewObservation(rec.Header.Start, rec.Results))
+	inf := Infer(recordedObservation(t, "testdata/restart-knocked-shut.jsonl"))
 	if inf.Family != limiter.FixedWindow || inf.Penalty == nil || inf.Penalty.Kind != limiter.PenaltyRestart || inf.Limit != 10 {
 		t.Fatalf("named %s, want a fixed window of 10 that rejections restart", inf.Summary())
 	}

@@ -1,12 +1,10 @@
 package probe
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -20,16 +18,7 @@ import (
 // names both as not told apart, and the two are among the tied models the
 // deciding experiment chooses its requests for, some of which split them.
 func TestFirstAlignedWindowIsNotNamedAloneBesideAStartGrid(t *testing.T) {
-	f, err := os.Open("testdata/fixed-start-knocked.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs := NewObservation(rec.Header.Start, rec.Results)
+	obs := recordedObservation(t, "testdata/fixed-start-knocked.jsonl")
 	inf := Infer(obs)
 	if inf.Family != limiter.FixedWindow || !strings.Contains(inf.Alignment, limiter.AlignStart) || !strings.Contains(inf.Alignment, limiter.AlignFirst) {
 		t.Fatalf("named %s; a first-aligned window and a start grid explain the run alike", inf.Summary())

@@ -3,7 +3,6 @@ package probe
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -199,16 +198,7 @@ func TestProbeNamesTwoTiers(t *testing.T) {
 // spacing's own estimate, not only from the ends and middle of the early
 // tie: it named 11.11/s (2 decisions missed) when it did not.
 func TestTiersRateIsPinnedByTheWholeRun(t *testing.T) {
-	f, err := os.Open("testdata/tiers-pinned-rate.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inf := Infer(NewObservation(rec.Header.Start, rec.Results))
+	inf := Infer(recordedObservation(t, "testdata/tiers-pinned-rate.jsonl"))
 	assertTiers(t, inf, tiersConfig(t, limiter.TiersAll, "token_bucket:rate=10/s,burst=5", "fixed_window:limit=12,window=5s"))
 	if inf.Explained != inf.Decisions {
 		t.Fatalf("%s explains %d of %d decisions; the truth explains them all", inf.Summary(), inf.Explained, inf.Decisions)
