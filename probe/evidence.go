@@ -97,6 +97,12 @@ func (o *Observation) facts(inf Inference) []string {
 			break
 		}
 		out = append(out, fmt.Sprintf("nginx limit_req rate=%sr/s burst=%d nodelay behaves the same (GCRA ≡ token bucket of capacity burst+1)", fnum(inf.RatePerS), inf.Burst-1))
+	case limiter.FixedWindow:
+		if inf.Alignment == limiter.AlignStart && inf.Penalty == nil && (inf.CountsRejected == nil || !*inf.CountsRejected) {
+			// fullFillWindows: the same function under a bucket's name.
+			out = append(out, fmt.Sprintf("a token bucket of %d refilled to capacity every %s s behaves the same (sethvargo/go-limiter; Envoy local_ratelimit with tokens_per_fill ≥ max_tokens)",
+				inf.Limit, fnum(inf.WindowS)))
+		}
 	case limiter.LeakyShaping:
 		if inf.Queue == QueueUnbounded {
 			break // a pacer: pacerFact says it

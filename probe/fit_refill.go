@@ -274,3 +274,31 @@ func gridPeriod(c limiter.Config) time.Duration {
 	}
 	return 0
 }
+
+// fullFillWindows splits interval refills whose every fill brings the
+// bucket back to capacity (Rate·RefillEvery ≥ Burst) from the others. Such
+// a bucket holds Burst tokens at each fill instant whatever it held before:
+// it is a fixed window of Burst per RefillEvery on a grid at the fill
+// instants (sethvargo/go-limiter, an Envoy local_ratelimit whose
+// tokens_per_fill is max_tokens), one function under two names. Fitted as
+// a bucket it ties with its own window and halves the verdict's
+// confidence, and a window search that missed its grid lets the bucket
+// win. The windows are replayed as windows, not copied.
+func fullFillWindows(evs []event, cs []Candidate, rtt time.Duration) (buckets, windows []Candidate) {
+	var cfgs []limiter.Config
+	for _, c := range cs {
+		if !fillsToCapacity(c.Config) {
+			buckets = append(buckets, c)
+			continue
+		}
+		cfgs = append(cfgs, limiter.Config{Algo: limiter.FixedWindow, Limit: c.Config.Burst, Window: c.Config.RefillEvery,
+			Align: limiter.AlignStart, Origin: c.Config.Origin})
+	}
+	return buckets, fitFamily(evs, cfgs, rtt)
+}
+
+// fillsToCapacity reports whether an interval refill's every fill reaches
+// the bucket's capacity.
+func fillsToCapacity(c limiter.Config) bool {
+	return c.RefillEvery > 0 && c.Rate*c.RefillEvery.Seconds() >= float64(c.Burst)-1e-9
+}

@@ -422,6 +422,7 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 				seeds = append(seeds, seedsOf(f.best)...)
 			}
 		}
+		var refilledWindows []Candidate // token buckets refilled to capacity, as the windows they are
 		for i, f := range fits {
 			if f.family == limiter.None || f.family == limiter.Concurrency {
 				continue
@@ -432,16 +433,25 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 			if pen := fitPenalties(evs, h, f.best, rtt); len(pen) > 0 && pen[0].Mismatches+1 < fits[i].mismatches() {
 				fits[i].best = pen
 			}
-			// A bucket refilled in clumps (fit_refill.go).
+			// A bucket refilled in clumps (fit_refill.go). One whose every
+			// fill reaches its capacity is a fixed window on a start grid
+			// (fullFillWindows): fitted as that, not as a bucket tied with
+			// itself.
 			if f.family == limiter.TokenBucket {
-				if iv := fitIntervalRefill(evs, h, f.best, rtt); len(iv) > 0 && iv[0].Mismatches+1 < fits[i].mismatches() {
+				iv := fitIntervalRefill(evs, h, f.best, rtt)
+				iv, refilledWindows = fullFillWindows(evs, iv, rtt)
+				if len(iv) > 0 && iv[0].Mismatches+1 < fits[i].mismatches() {
 					fits[i].best = iv
 				}
 			}
 			if f.family != limiter.FixedWindow && f.family != limiter.SlidingCounter {
 				continue
 			}
-			if start := fitStartAligned(evs, h, f.family, seeds, rtt); len(start) > 0 && start[0].Mismatches+1 < fits[i].mismatches() {
+			start := fitStartAligned(evs, h, f.family, seeds, rtt)
+			if f.family == limiter.FixedWindow && len(refilledWindows) > 0 && (len(start) == 0 || refilledWindows[0].Mismatches < start[0].Mismatches) {
+				start = refilledWindows
+			}
+			if len(start) > 0 && start[0].Mismatches+1 < fits[i].mismatches() {
 				fits[i].best = start
 				// A start grid whose phase is where the key's first
 				// request fell may be a grid that request anchors, with
