@@ -324,6 +324,11 @@ func (o *Observation) rateEstimates() []float64 {
 	}
 	sort.Slice(dep, func(i, j int) bool { return dep[i] < dep[j] })
 	var out []float64
+	if o.PerConnection() {
+		if r := o.connRate(); r > 0 {
+			out = append(out, r)
+		}
+	}
 	for _, ts := range [][]time.Duration{arr, dep} {
 		if len(ts) >= 3 {
 			if span := (ts[len(ts)-1] - ts[0]).Seconds(); span > 0 {

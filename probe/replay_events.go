@@ -115,8 +115,31 @@ func (o *Observation) events() []event {
 	markLone(out)
 	markClusters(out, arrivalUncertainty(o.RTT))
 	reorderClusters(out)
+	if perConn {
+		o.answeredArrivals(out, service)
+	}
 	markFloors(out)
 	return out
+}
+
+// answeredArrivals places a burst's requests over a limit per connection
+// where the server answered them. Each rides a connection of its own, the
+// one request of its key in the burst, which no limiter holds back (the
+// key's previous request, if any, was answered before it was sent), so
+// the latency it had above a round trip and the service time is the
+// server's backlog before the handler ran: 800 requests released at once
+// are handled over 10-20 ms, one after another, and the limiter decided on
+// each just before answering it. A bucket's phase for that connection
+// follows that instant, not the send; placed at the send, the model's
+// refills for the connection's later requests run that much early.
+func (o *Observation) answeredArrivals(evs []event, service time.Duration) {
+	for i := range evs {
+		if evs[i].burst == "" {
+			continue
+		}
+		r := &o.Results[evs[i].index]
+		evs[i].at = later(o.arrival(r), o.Start.Add(r.Done-o.RTT/2-service))
+	}
 }
 
 // markFloors sets each event's floor.

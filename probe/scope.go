@@ -131,6 +131,56 @@ func (o *Observation) connCapacity() int {
 	return best
 }
 
+// connRate is the rate one connection's capacity came back at, over a
+// limit per connection: the busiest connection's admissions that each
+// ended a run of its rejections, from one to the next. The trace's
+// admissions spread over many connections, each a client of its own with
+// capacity to spare, so their spacing says nothing about any one
+// connection's refill; a connection knocking faster than its capacity
+// comes back (the sustained phase's) is admitted as each unit returns, and
+// only there — where it knocked slower, or fell silent, the spacing is its
+// own. 0 when no connection showed two such returns in a row.
+func (o *Observation) connRate() float64 {
+	evs := o.events()
+	n := map[string]int{}
+	for _, ev := range evs {
+		n[ev.key]++
+	}
+	busiest := ""
+	for k, c := range n {
+		if busiest == "" || c > n[busiest] || c == n[busiest] && k < busiest {
+			busiest = k
+		}
+	}
+	var gaps time.Duration
+	count := 0
+	// last: the previous admission that ended a run of rejections;
+	// knocked: the run's latest rejection, which locates the return to
+	// within the knocking's spacing — a return after a silence (a wait)
+	// is located no better than the silence.
+	var last, knocked time.Time
+	rejected, between := false, false
+	for _, ev := range evs {
+		switch {
+		case ev.key != busiest:
+		case !ev.admitted:
+			rejected, knocked = true, ev.at
+		case rejected:
+			if gap := ev.at.Sub(last); !last.IsZero() && !between && ev.at.Sub(knocked) <= gap/2 {
+				gaps += gap
+				count++
+			}
+			last, rejected, between = ev.at, false, false
+		default:
+			between = true // admitted without a rejection before: not a return
+		}
+	}
+	if count < 2 || gaps <= 0 {
+		return 0
+	}
+	return float64(count) / gaps.Seconds()
+}
+
 // scope is the scope the trials found (ScopeUntested when none could say).
 func (o *Observation) scope() string { return o.scopeFindings().Scope }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
@@ -151,5 +152,32 @@ func TestProbeFindsTheScope(t *testing.T) {
 		if got := FromRecorded(rec).Inference; got.Scope != inf.Scope || !slices.Equal(got.Spoofable, inf.Spoofable) {
 			t.Errorf("%s: the results file says %s %v", c.spec, got.Scope, got.Spoofable)
 		}
+	}
+}
+
+// A recorded probe of a token bucket of 10/s burst 20 per connection, on
+// a loaded machine, that was named a sliding counter (confidence 0.17):
+// the trace's admissions spread over many connections put the rate
+// estimates at 16-17/s, far from any one connection's refill, and a
+// burst's request answered 13 ms after its send had set its connection's
+// bucket phase at the send. The rate is read from the connection knocked
+// past its capacity (connRate), and a burst's request is placed where the
+// server answered it (answeredArrivals): the truth then explains every
+// decision, and the fit finds it.
+func TestPerConnectionRateIsOneConnectionsRefill(t *testing.T) {
+	obs := recordedObservation(t, "testdata/per-connection-sustained.jsonl")
+	if r := obs.connRate(); r < 9.8 || r > 10.2 {
+		t.Errorf("connRate %.3f/s, truth 10/s", r)
+	}
+	rp, err := Replay(obs, limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp.Mismatches != 0 {
+		t.Errorf("the truth replays %d of %d decisions wrong", rp.Mismatches, len(rp.Requests))
+	}
+	inf := Infer(obs)
+	if inf.Family != limiter.TokenBucket || inf.Burst != 20 || inf.RatePerS < 9.9 || inf.RatePerS > 10.1 {
+		t.Errorf("named %s (confidence %.2f); truth a token bucket of 10/s burst 20 per connection", inf.Summary(), inf.Confidence)
 	}
 }
