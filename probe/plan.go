@@ -108,6 +108,8 @@ type planner struct {
 	hintLimit  int
 	hintWindow time.Duration
 	paced      bool // a burst was queued, not rejected (pacer.go)
+
+	tracedSilently bool // the trace waited out a Retry-After (plan_trace_silence.go)
 }
 
 func (p *planner) note(format string, a ...any) { p.notes = append(p.notes, fmt.Sprintf(format, a...)) }
@@ -154,9 +156,9 @@ func (p *planner) run(ctx context.Context) error {
 	p.deadline -= scopeShare
 	p.trace(ctx)
 	p.deadline += scopeShare
-	ties := p.fitTies()
+	ties := &pendingFit{ch: p.fitTies()}
 	p.scopeTrials(ctx) // plan_scope.go
-	silent()
+	silent(ties)
 	p.splitTies(ctx, ties) // plan_split.go: the experiment that separates tied models
 	return ctx.Err()
 }
@@ -408,6 +410,12 @@ func (p *planner) trace(ctx context.Context) {
 		}
 		if p.enough(tr, p.e.Now()-start) {
 			return
+		}
+		if w := p.traceSilence(ctx, tr, lastAdmit, rate); w != nil {
+			next = p.e.Now()
+			if w.Admitted() {
+				lastAdmit = w.Sent
+			}
 		}
 	}
 }

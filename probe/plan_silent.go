@@ -37,9 +37,10 @@ const silentMargin = 10 * time.Millisecond
 
 // silentWaits reserves the time the two silent waits need at the end of the
 // probe (taking it from the phases that run before) and returns the function
-// that runs them. Use it as `defer p.silentWaits(ctx)()` before the phases
-// whose time it takes.
-func (p *planner) silentWaits(ctx context.Context) func() {
+// that runs them, after the phases whose time it takes; ties is the fit of
+// the run before the waits, which decides whether a wait past the probe's
+// natural length is a quiet period the limiter forces.
+func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 	reserve := time.Duration(0)
 	if r := p.latestOfKey(); r != nil && r.Rejected() && p.oneKey() {
 		done := p.e.Start().Add(r.Done)
@@ -66,7 +67,7 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 		}
 	}
 	p.deadline -= reserve
-	return func() {
+	return func(ties *pendingFit) {
 		p.deadline += reserve
 		p.e.Wait() // the last scheduled requests are in
 		if !p.oneKey() {
@@ -86,9 +87,20 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 		// natural length (it costs a whole lockout).
 		var retried *attack.Result
 		at, hasRA := retryAfterOf(p.e.Start(), r)
+		forced, natural := true, time.Duration(0)
 		if hasRA {
+			forced, natural = p.quietForced(ctx, r, at, ties)
+		}
+		switch {
+		case !forced:
+			tested := "the trace's knocking tested Retry-After"
+			if p.tracedSilently {
+				tested = "the trace waited one out in silence"
+			}
+			p.note("silent wait for Retry-After not run: it would take the probe past %.0f s, its natural length, and the run so far shows no limiter that counts denied attempts (%s)", natural.Seconds(), tested)
+		case hasRA:
 			retried = p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After")
-		} else {
+		default:
 			p.note("silent wait for Retry-After not run: seq %d carried no readable Retry-After", r.Seq)
 		}
 		// The Reset wait. When the same rejection's reset falls before the
@@ -125,6 +137,31 @@ func (p *planner) silentWaits(ctx context.Context) func() {
 			p.silentRetryWithin(ctx, r2, at2, phaseRetryWait, "Retry-After", "second silent wait for Retry-After")
 		}
 	}
+}
+
+// quietForced says whether the first Retry-After wait may run: when it
+// ends within the probe's natural length, or when every model of the run so
+// far (ties, awaited until the wait would end) counts denied attempts, so
+// the quiet is what the limiter forces. A sliding log of 10 s is exhausted
+// again only two windows into the probe, and its wait took the probe to
+// 31 s; the trace's knocking has tested its Retry-After already. A fit not
+// ready by then leaves the wait to run. It returns the natural length it
+// judged by.
+func (p *planner) quietForced(ctx context.Context, r *attack.Result, at time.Time, ties *pendingFit) (bool, time.Duration) {
+	wake := max(at.Sub(p.e.Start()), r.Done) + p.calibrationRTT() + silentMargin
+	natural := p.naturalLength(at.Sub(p.e.Start().Add(r.Done)))
+	if wake <= natural {
+		return true, natural
+	}
+	timer := time.NewTimer(max(wake-p.e.Now(), 0))
+	defer timer.Stop()
+	fit, ok := ties.await(ctx, timer.C)
+	if !ok {
+		return true, natural
+	}
+	end, _ := p.naturalEnd(fit.models)
+	natural = max(end, p.naturalLength(0))
+	return wake <= natural, natural
 }
 
 // naturalLength is how long a probe should take: max(20 s, 3 windows) of

@@ -50,6 +50,28 @@ type tieFit struct {
 	took   time.Duration
 }
 
+// pendingFit is a fit running in the background, read by whichever phase
+// needs it first and kept for the others.
+type pendingFit struct {
+	ch  <-chan tieFit
+	fit *tieFit
+}
+
+// await returns the fit, or false when ctx ends or until fires first.
+func (f *pendingFit) await(ctx context.Context, until <-chan time.Time) (tieFit, bool) {
+	if f.fit != nil {
+		return *f.fit, true
+	}
+	select {
+	case fit := <-f.ch:
+		f.fit = &fit
+		return fit, true
+	case <-until:
+	case <-ctx.Done():
+	}
+	return tieFit{}, false
+}
+
 // fitTies finds the tied models of the run so far in the background.
 func (p *planner) fitTies() <-chan tieFit {
 	p.e.Wait()
@@ -65,11 +87,9 @@ func (p *planner) fitTies() <-chan tieFit {
 
 // splitTies runs up to splitRounds deciding experiments, the first between
 // the models of first.
-func (p *planner) splitTies(ctx context.Context, first <-chan tieFit) {
-	var fit tieFit
-	select {
-	case fit = <-first:
-	case <-ctx.Done():
+func (p *planner) splitTies(ctx context.Context, first *pendingFit) {
+	fit, ok := first.await(ctx, nil)
+	if !ok {
 		return
 	}
 	for round := 0; round < splitRounds && ctx.Err() == nil; round++ {

@@ -1,0 +1,82 @@
+package probe
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+// A long window's trace and a silent Retry-After wait after it do not both
+// fit in the probe's natural length of three windows: a sliding log of 10 s
+// shows its second step two windows after the burst, and the wait for a
+// fresh lockout's Retry-After is up to a third (it took a probe to 31 s).
+// So when the trace, locked again after its first step, projects that it
+// and a wait after it would run past the natural length, it waits out the
+// lockout's Retry-After in silence itself — what a well-behaved client
+// does — and one request tests the header. The step it waited for is then
+// seen from that request on; the first lockout, knocked on throughout,
+// still gives the window's length.
+
+// traceSilence runs that wait when the trace in tr calls for it (once per
+// probe) and returns its request; lastAdmit is the trace's latest
+// admission, rate its pace.
+func (p *planner) traceSilence(ctx context.Context, tr []*attack.Result, lastAdmit time.Duration, rate float64) *attack.Result {
+	if p.tracedSilently || !locked(tr, lastAdmit, p.e.Now()) || !p.oneKey() {
+		return nil
+	}
+	p.e.Wait() // nothing in flight while waiting
+	r := p.latestOfKey()
+	if r == nil || !r.Rejected() {
+		return nil
+	}
+	at, ok := retryAfterOf(p.e.Start(), r)
+	if !ok || !p.traceWaitWanted(tr, rate, r, at.Sub(p.e.Start()), p.calibrationRTT()) {
+		return nil
+	}
+	p.tracedSilently = true
+	// A request of the trace: the step it finds is the trace's, for the
+	// fit's window and step estimates as for the stop rule.
+	return p.silentRetry(ctx, r, at, phaseTrace, "Retry-After")
+}
+
+// locked says whether the trace tr is in a lockout at now: its latest
+// answer a rejection, and nothing admitted for lockedAfter.
+func locked(tr []*attack.Result, lastAdmit, now time.Duration) bool {
+	return len(tr) > 0 && !tr[len(tr)-1].Admitted() && now-lastAdmit > lockedAfter
+}
+
+// traceWaitWanted says whether the trace, locked after a step of tr, should
+// wait out the Retry-After of rejection r (at, from the probe's start):
+// when it and a wait after it would end past the natural length, and the
+// wait ends within the time budget.
+func (p *planner) traceWaitWanted(tr []*attack.Result, rate float64, r *attack.Result, at, rtt time.Duration) bool {
+	n, ok := lastStep(tr)
+	if !ok {
+		return false
+	}
+	wait := max(at-r.Done, 0)
+	wake := max(at, r.Done) + rtt + silentMargin
+	// The trace would end when it has taken the next step's admissions, as
+	// many as this one's at its rate, and the wait after it is about as long
+	// as this one.
+	step := time.Duration(float64(n) / rate * float64(time.Second))
+	return wake+step+wait > p.naturalLength(wait) && wake <= p.deadline-answerGrace
+}
+
+// lastStep is how many admissions the trace's latest step had: its
+// admissions (in send order) split where none came for lockedAfter. A step
+// of fewer than stepSize is none.
+func lastStep(tr []*attack.Result) (int, bool) {
+	adm := admittedTimes(tr)
+	slices.Sort(adm)
+	n := 0
+	for i, at := range adm {
+		if i > 0 && at-adm[i-1] > lockedAfter {
+			n = 0
+		}
+		n++
+	}
+	return n, n >= stepSize
+}
