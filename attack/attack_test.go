@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -154,12 +153,7 @@ func TestSteadyAndResultsStream(t *testing.T) {
 	if s.Requests != 200 || s.Admitted != 200 {
 		t.Fatalf("summary %+v", s)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := ReadStream(f)
+	rec, err := ReadStreamFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

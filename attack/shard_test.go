@@ -3,7 +3,6 @@ package attack
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -185,12 +184,7 @@ func TestStartAtIsOffsetZeroAndRecorded(t *testing.T) {
 	if !res.Start.Equal(at) && res.Start.Sub(at).Abs() > time.Microsecond {
 		t.Errorf("offset 0 at %v, want %v", res.Start, at)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := ReadStream(f)
+	rec, err := ReadStreamFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -298,6 +298,16 @@ type Recorded struct {
 	Truncated bool       // the last line was cut mid-write
 }
 
+// ReadStreamFile reads the results file at path (ReadStream).
+func ReadStreamFile(path string) (*Recorded, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadStream(f)
+}
+
 // ReadStream reads a results file, keeping everything before a damaged
 // tail (a run killed mid-write). It holds every result in memory; a
 // StreamReader reads one at a time.

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/internal/testenv"
 )
 
 // The bad-input matrix (issue #12): every way a user can hand ratecheck
@@ -575,7 +576,7 @@ func runBadInputCase(t *testing.T, bin, dir string, r *strings.Replacer, c *badI
 		}
 	}
 	if c.results != "" {
-		rec, err := readStreamAt(filepath.Join(dir, c.results))
+		rec, err := attack.ReadStreamFile(filepath.Join(dir, c.results))
 		switch {
 		case err != nil:
 			t.Errorf("results stream %s: %v\n%s", c.results, err, show)
@@ -586,15 +587,6 @@ func runBadInputCase(t *testing.T, bin, dir string, r *strings.Replacer, c *badI
 	if c.check != nil {
 		c.check(t, rc)
 	}
-}
-
-func readStreamAt(path string) (*attack.Recorded, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return attack.ReadStream(f)
 }
 
 func jsonlFiles(dir string) map[string]bool {
@@ -631,7 +623,7 @@ func assertNothingLeftBy(t *testing.T, pgid int, dir, tmp, output string) {
 		t.Errorf("processes of the command's group still running: %v", ps)
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
-	if ps := procsMentioning(dir); len(ps) > 0 {
+	if ps := testenv.ProcsMentioning(dir); len(ps) > 0 {
 		t.Errorf("processes still running from %s: %v", dir, ps)
 		for _, p := range ps {
 			if pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0]); err == nil {

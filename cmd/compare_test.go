@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ratecheck/ratecheck/internal/testenv"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/internal/testenv"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/targets/launch"
 	"github.com/ratecheck/ratecheck/targets/nginx"
@@ -32,37 +32,11 @@ func needNginx(t *testing.T) { testenv.NeedNginx(t) }
 // read as a user would write them: nginx:testdata/nginx/burst.conf.
 func inRepoRoot(t *testing.T) { t.Chdir("..") }
 
-// isolateTemp points os.MkdirTemp (where nginx targets keep their private
-// directory) at a fresh directory, so a test can check that nothing was left
-// behind. Call it after creating the test's own temporary directories.
-func isolateTemp(t *testing.T) string {
-	dir := t.TempDir()
-	t.Setenv("TMPDIR", dir)
-	return dir
-}
-
-// procsMentioning lists the processes whose command line contains s; the
-// nginx master's title keeps its -p DIR argument.
-func procsMentioning(s string) []string {
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), s) {
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
-}
-
 // assertNothingLeft checks that no nginx runs from a directory under tmp and
 // that every such directory is gone.
 func assertNothingLeft(t *testing.T, tmp string) {
 	t.Helper()
-	if ps := procsMentioning(tmp); len(ps) > 0 {
+	if ps := testenv.ProcsMentioning(tmp); len(ps) > 0 {
 		t.Errorf("processes still running from %s: %v", tmp, ps)
 	}
 	ents, _ := os.ReadDir(tmp)
@@ -91,30 +65,6 @@ const (
 	maxSpread     = 80 * time.Millisecond
 )
 
-// stallWatch measures how late a 2 ms timer fires in this process until stop
-// is closed, and sends the worst lateness. It measures; it does not
-// synchronise anything.
-func stallWatch(stop <-chan struct{}) <-chan time.Duration {
-	out := make(chan time.Duration, 1)
-	go func() {
-		const tick = 2 * time.Millisecond
-		var worst time.Duration
-		for {
-			t0 := time.Now()
-			tm := time.NewTimer(tick)
-			select {
-			case <-stop:
-				tm.Stop()
-				out <- worst
-				return
-			case <-tm.C:
-			}
-			worst = max(worst, time.Since(t0)-tick)
-		}
-	}()
-	return out
-}
-
 // untilUndisturbed runs attempt until it passes. A failure of an undisturbed
 // attempt fails the test at once; a disturbed one is retried within a budget.
 // attempt returns the send spread it saw (0 if unknown) and its verdict.
@@ -124,7 +74,7 @@ func untilUndisturbed(t *testing.T, budget time.Duration, attempt func() (spread
 	var last error
 	for n := 1; n == 1 || time.Now().Before(deadline); n++ {
 		stop := make(chan struct{})
-		stalls := stallWatch(stop)
+		stalls := testenv.StallWatch(stop)
 		sp, err := attempt()
 		close(stop)
 		stall := <-stalls
@@ -163,12 +113,7 @@ func attackBurst(t *testing.T, target string, extra ...string) (burstRun, error)
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
+	rec, err := attack.ReadStreamFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +238,7 @@ func TestNginxBadConfigCLI(t *testing.T) {
 	needNginx(t)
 	inRepoRoot(t)
 	out := t.TempDir()
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	for _, cmd := range [][]string{
 		{"attack", "--profile", "burst", "--out", filepath.Join(out, "a.jsonl"), "nginx:testdata/nginx/bad.conf"},
 		{"probe", "--out", filepath.Join(out, "p.jsonl"), "nginx:testdata/nginx/bad.conf"},
@@ -342,7 +287,7 @@ func TestNginxStoppedOnCancel(t *testing.T) {
 	needNginx(t)
 	inRepoRoot(t)
 	out := filepath.Join(t.TempDir(), "r.jsonl")
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	exit := make(chan int, 1)
@@ -350,7 +295,7 @@ func TestNginxStoppedOnCancel(t *testing.T) {
 		exit <- run(ctx, []string{"attack", "--profile", "burst", "--idle", "30s", "--out", out, "nginx:testdata/nginx/burst.conf"}, io.Discard, io.Discard)
 	}()
 	deadline := time.Now().Add(15 * time.Second)
-	for len(procsMentioning(tmp)) == 0 {
+	for len(testenv.ProcsMentioning(tmp)) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("nginx did not start within 15 s")
 		}
@@ -391,7 +336,7 @@ func TestCompareNginxShapingVsPolicing(t *testing.T) {
 	needNginx(t)
 	inRepoRoot(t)
 	out := t.TempDir()
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	a, b := "nginx:testdata/nginx/burst.conf", "nginx:testdata/nginx/burst-nodelay.conf"
 	t0 := time.Now()
 	untilUndisturbed(t, 40*time.Second, func() (time.Duration, error) {
@@ -443,7 +388,7 @@ func TestCompareNginxShapingVsPolicing(t *testing.T) {
 				return spread, fmt.Errorf("target %d: sustained rate %q, want about 10/s (11.3 with the shaping queue)", i+1, s)
 			}
 		}
-		if n := len(procsMentioning(tmp)); n != 0 {
+		if n := len(testenv.ProcsMentioning(tmp)); n != 0 {
 			t.Fatalf("%d processes left after compare", n)
 		}
 		return spread, nil

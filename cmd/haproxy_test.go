@@ -20,7 +20,7 @@ func TestHAProxyBadConfigCLI(t *testing.T) {
 	testenv.Need(t, "haproxy")
 	inRepoRoot(t)
 	out := t.TempDir()
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -50,7 +50,7 @@ func TestHAProxyAttackCLI(t *testing.T) {
 	testenv.Need(t, "haproxy")
 	inRepoRoot(t)
 	out := filepath.Join(t.TempDir(), "r.jsonl")
-	tmp := isolateTemp(t)
+	tmp := testenv.IsolateTemp(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"attack", "--profile", "burst", "--burst", "20", "--idle", "100ms", "--out", out, "haproxy:testdata/haproxy/full.cfg"}, &stdout, &stderr)
 	if code != 0 {

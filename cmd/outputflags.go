@@ -113,20 +113,6 @@ func writeFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// readResults reads a results stream back; nil when it cannot be read.
-func readResults(path string) *attack.Recorded {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
-	if err != nil {
-		return nil
-	}
-	return rec
-}
-
 // writeAttackOutputs writes attack's report files: the profile's verdict
 // and figures from the live run, every request from its results stream.
 func writeAttackOutputs(c *cobra.Command, spec, path string, rep attack.Report) error {

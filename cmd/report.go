@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -148,13 +149,12 @@ func readStreamFile(path string) (*attack.Recorded, error) {
 	if err := checkStreamPath(path); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	rec, err := attack.ReadStreamFile(path)
+	var perr *os.PathError
+	switch {
+	case errors.As(err, &perr):
 		return nil, usageErr("%v (name a results stream: the --out file of attack, probe, check or compare)", err)
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
-	if err != nil {
+	case err != nil:
 		return nil, usageErr("%s: %v", path, err)
 	}
 	return rec, nil

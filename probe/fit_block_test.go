@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ratecheck/ratecheck/attack"
@@ -10,16 +9,11 @@ import (
 
 // recordedObservation is the observation of a recorded probe's results
 // stream (a real run kept as testdata).
-func recordedObservation(t *testing.T, path string) *Observation {
-	t.Helper()
-	f, err := os.Open(path)
+func recordedObservation(tb testing.TB, path string) *Observation {
+	tb.Helper()
+	rec, err := attack.ReadStreamFile(path)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
-	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return NewObservation(rec.Header.Start, rec.Results)
 }

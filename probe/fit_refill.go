@@ -194,18 +194,8 @@ func fitIntervalRefill(evs []event, h hypotheses, plain []Candidate, rtt time.Du
 	best := fitFamily(evs, cfgs, rtt)
 	// Finer phases around the best coarse ones: a fill instant is located
 	// to the trace's resolution, far below a twentieth of an interval.
-	var fine []limiter.Config
-	for i, c := range best {
-		if i == refillSeeds {
-			break
-		}
-		step := c.Config.RefillEvery / (refillPhases * refillRefine)
-		for k := -refillRefine; k <= refillRefine; k++ {
-			f := c.Config
-			f.Origin = f.Origin.Add(time.Duration(k) * step)
-			fine = append(fine, f)
-		}
-	}
+	fine := finerPhases(best[:min(len(best), refillSeeds)], refillPhases*refillRefine, refillRefine,
+		func(c limiter.Config) time.Duration { return c.RefillEvery })
 	if f := fitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
 		best = f
 	}

@@ -160,18 +160,8 @@ func fitStartAligned(evs []event, h hypotheses, family string, plain []Candidate
 	// two behind: a boundary is located to the trace's resolution, far
 	// below a twentieth of a window, and the coarse point nearest the
 	// truth may sit on the wrong side of one.
-	var fine []limiter.Config
-	for i, c := range coarse {
-		if i == startSeeds {
-			break
-		}
-		step := c.Config.Window / (startPhases * startRefine)
-		for k := -startRefine; k <= startRefine; k++ {
-			f := c.Config
-			f.Origin = f.Origin.Add(time.Duration(k) * step)
-			fine = append(fine, f)
-		}
-	}
+	fine := finerPhases(coarse[:min(len(coarse), startSeeds)], startPhases*startRefine, startRefine,
+		func(c limiter.Config) time.Duration { return c.Window })
 	if f := fitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
 		best = f
 	}
@@ -216,4 +206,20 @@ func (o *Observation) phaseOf(cs []Candidate) float64 {
 		return 0
 	}
 	return math.Round((lo+hi)/2*1000) / 1000
+}
+
+// finerPhases are the configurations of seeds with their origin moved by up
+// to refine steps either way, a step being a period (a window, a refill
+// interval) divided by parts.
+func finerPhases(seeds []Candidate, parts, refine int, period func(limiter.Config) time.Duration) []limiter.Config {
+	var fine []limiter.Config
+	for _, c := range seeds {
+		step := period(c.Config) / time.Duration(parts)
+		for k := -refine; k <= refine; k++ {
+			f := c.Config
+			f.Origin = f.Origin.Add(time.Duration(k) * step)
+			fine = append(fine, f)
+		}
+	}
+	return fine
 }

@@ -1,28 +1,16 @@
 package probe
 
 import (
-	"os"
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // recordedProbe reads the probe a real run recorded against a built-in token
 // bucket (report's fixture), as `ratecheck report` would.
 func recordedProbe(tb testing.TB) *Observation {
-	tb.Helper()
-	f, err := os.Open("../report/testdata/probe.jsonl")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return NewObservation(rec.Header.Start, rec.Results)
+	return recordedObservation(tb, "../report/testdata/probe.jsonl")
 }
 
 // BenchmarkInfer times the whole inference — the grid search is nearly all

@@ -33,12 +33,7 @@ const recordedProbe = "testdata/probe.jsonl"
 
 func readRecorded(t *testing.T, path string) *attack.Recorded {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
+	rec, err := attack.ReadStreamFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -339,7 +338,7 @@ func outcomeOf(r *attack.Result) string {
 // back: a steady run keeps only aggregates in memory).
 func AttackRunFromFile(spec, path string, rep attack.Report) Run {
 	var run Run
-	if rec := readStreamFile(path); rec != nil {
+	if rec, err := attack.ReadStreamFile(path); err == nil {
 		elapsed := 0.0
 		if rec.End != nil {
 			elapsed = float64(rec.End.Elapsed) / 1e9
@@ -357,18 +356,4 @@ func AttackRunFromFile(spec, path string, rep attack.Report) Run {
 	}
 	run.ResultsFile = path
 	return run
-}
-
-// readStreamFile reads a results stream back; nil when it cannot be read.
-func readStreamFile(path string) *attack.Recorded {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	rec, err := attack.ReadStream(f)
-	if err != nil {
-		return nil
-	}
-	return rec
 }
