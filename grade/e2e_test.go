@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/internal/testenv"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/targets/fleet"
 	"github.com/ratecheck/ratecheck/targets/refserver"
@@ -75,7 +77,11 @@ func probeNow(spec string) probed {
 	if err != nil {
 		return probed{err: err}
 	}
-	res, err := probe.Run(context.Background(), req, probe.Options{MaxTime: probeMaxTime})
+	opt := probe.Options{MaxTime: probeMaxTime}
+	if dir := testenv.KeepDir(); dir != "" {
+		opt.ResultsFile = filepath.Join(dir, testenv.KeepName(spec)+".jsonl")
+	}
+	res, err := probe.Run(context.Background(), req, opt)
 	if err != nil {
 		return probed{err: err}
 	}

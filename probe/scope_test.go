@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/internal/testenv"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
@@ -113,7 +114,8 @@ func TestProbeFindsTheScope(t *testing.T) {
 		}
 		req, _ := attack.NewRequest("GET", srv.URL, nil, "")
 		req.KeyHeader = c.keyHeader
-		path := filepath.Join(t.TempDir(), "probe.jsonl")
+		path := filepath.Join(t.TempDir(), testenv.KeepName(c.spec)+".jsonl")
+		testenv.KeepOnFailure(t, path)
 		began := time.Now()
 		res, err := Run(context.Background(), req, Options{MaxTime: 15e9, ScopeKey: c.keyHeader != "", ResultsFile: path})
 		srv.Close()

@@ -40,3 +40,41 @@ func WriteConf(t testing.TB, name, text string) string {
 	}
 	return p
 }
+
+// KeepDir is where a developer asked tests to keep the results streams of
+// their probes ($RATECHECK_KEEP), to re-infer a failed run with `ratecheck
+// report`; empty when not asked.
+func KeepDir() string { return os.Getenv("RATECHECK_KEEP") }
+
+// KeepOnFailure copies the file at path into KeepDir when the test fails,
+// named after the test.
+func KeepOnFailure(t testing.TB, path string) {
+	dir := KeepDir()
+	if dir == "" {
+		return
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		b, err := os.ReadFile(path)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, KeepName(t.Name())+"-"+filepath.Base(path)), b, 0o644)
+		}
+		if err != nil {
+			t.Logf("keeping %s: %v", path, err)
+		}
+	})
+}
+
+// KeepName is s made a file name: every character but letters, digits,
+// '.', '=' and '-' becomes '_'.
+func KeepName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '=' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
