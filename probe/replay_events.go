@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -112,6 +113,7 @@ func (o *Observation) events() []event {
 		}
 		out = append(out, ev)
 	}
+	o.stalledRejections(out)
 	markLone(out)
 	markClusters(out, arrivalUncertainty(o.RTT))
 	reorderClusters(out)
@@ -121,6 +123,56 @@ func (o *Observation) events() []event {
 	markFloors(out)
 	return out
 }
+
+// stalledRejections places a rejection that was answered late together
+// with a request sent after it where the server decided it: just before it
+// answered. A limiter answers a rejection at once; one answered more than
+// stallSlack over the round trip, in the same instant (arrivalUncertainty)
+// as a request sent later, was decided when a stalled machine (the
+// server, or the probe's reader, not scheduled for milliseconds) resumed
+// and answered them together, in an order nobody saw — not where its send
+// puts it. A split volley on a loaded machine read so had a token bucket's
+// rejection before two admissions sent after it, and the bucket missed
+// decisions it made. Placed at max(send, answer − RTT) + RTT/2, the
+// rejection joins the cluster of the answers it came out with, whose order
+// reorderClusters settles. A burst's requests are one cluster already.
+// evs is in send order; it is left in the order of the new instants.
+func (o *Observation) stalledRejections(evs []event) {
+	eps := arrivalUncertainty(o.RTT)
+	byDone := make([]int, len(evs))
+	for i := range byDone {
+		byDone[i] = i
+	}
+	done := func(i int) time.Duration { return o.Results[evs[i].index].Done }
+	sent := func(i int) time.Duration { return o.Results[evs[i].index].Sent }
+	slices.SortStableFunc(byDone, func(a, b int) int { return cmp.Compare(done(a), done(b)) })
+	moved := false
+	for k, i := range byDone {
+		r := &o.Results[evs[i].index]
+		if evs[i].admitted || evs[i].burst != "" || r.Latency()-o.RTT <= stallSlack {
+			continue
+		}
+		together := false
+		for _, dir := range []int{-1, 1} {
+			for j := k + dir; j >= 0 && j < len(byDone) && (done(byDone[j])-r.Done).Abs() <= eps; j += dir {
+				together = together || sent(byDone[j]) > r.Sent
+			}
+		}
+		if together {
+			at := o.Start.Add(max(r.Sent, r.Done-o.RTT) + o.RTT/2)
+			if at.After(evs[i].at) {
+				evs[i].at, moved = at, true
+			}
+		}
+	}
+	if moved {
+		sort.SliceStable(evs, func(a, b int) bool { return evs[a].at.Before(evs[b].at) })
+	}
+}
+
+// stallSlack: a rejection answered this much over the round trip was held
+// by the machine, not answered at once.
+const stallSlack = 2 * schedulingSlack
 
 // answeredArrivals places a burst's requests over a limit per connection
 // where the server answered them. Each rides a connection of its own, the
