@@ -42,6 +42,12 @@ func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidat
 	return fitFamilyWithin(evs, cfgs, rtt, 0)
 }
 
+// abandoned says whether the fit of the time line evs was abandoned
+// (event.stop).
+func abandoned(evs []event) bool {
+	return len(evs) > 0 && evs[0].stop != nil && evs[0].stop.Load()
+}
+
 // fitFamilyWithin is fitFamily keeping every candidate within margin
 // mismatches of the best, best first: a coarse grid's nearest point to the
 // truth may miss a decision or two that a finer one explains.
@@ -67,6 +73,9 @@ func fitFamilyWithin(evs []event, cfgs []limiter.Config, rtt time.Duration, marg
 			var out []Candidate
 			var offsets []time.Duration
 			for i, c := range cfgs[lo:hi] {
+				if abandoned(evs) {
+					break
+				}
 				// The offsets depend on the family and its grid (a
 				// composition's on its tiers'): recomputed when they change.
 				if p := cfgs[max(lo+i-1, 0)]; i == 0 || c.Algo != p.Algo || c.Align != p.Align || c.Algo == limiter.Tiers {

@@ -27,7 +27,7 @@ func TestFirstAlignedWindowIsNotNamedAloneBesideAStartGrid(t *testing.T) {
 		t.Errorf("named %s, truth 20 per 3 s", inf.Summary())
 	}
 	var start, first *Candidate
-	models := tiedModels(obs)
+	models := tiedModels(obs, nil)
 	for i, m := range models {
 		if m.Config.Algo == limiter.FixedWindow && m.Config.Align == limiter.AlignStart && start == nil {
 			start = &models[i]

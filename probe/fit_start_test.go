@@ -167,7 +167,7 @@ func TestNaturalEndOfADecidingProbe(t *testing.T) {
 // largest, and the probe noted three models tied where there was one.
 func TestTiedModelsAreDistinct(t *testing.T) {
 	obs := simulated(t, limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 10}, epoch, 2030*time.Millisecond, 50*time.Millisecond)
-	models := tiedModels(obs)
+	models := tiedModels(obs, nil)
 	seen := map[limiter.Config]bool{}
 	for _, m := range models {
 		if seen[m.Config] {

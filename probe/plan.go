@@ -156,7 +156,9 @@ func (p *planner) run(ctx context.Context) error {
 	p.deadline -= scopeShare
 	p.trace(ctx)
 	p.deadline += scopeShare
-	ties := &pendingFit{ch: p.fitTies()}
+	fitCtx, abandon := context.WithCancel(ctx)
+	defer abandon() // a background fit still running when the plan ends
+	ties := &pendingFit{ch: p.fitTies(fitCtx)}
 	p.scopeTrials(ctx) // plan_scope.go
 	silent(ties)
 	p.splitTies(ctx, ties) // plan_split.go: the experiment that separates tied models

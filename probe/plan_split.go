@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
@@ -72,14 +73,20 @@ func (f *pendingFit) await(ctx context.Context, until <-chan time.Time) (tieFit,
 	return tieFit{}, false
 }
 
-// fitTies finds the tied models of the run so far in the background.
-func (p *planner) fitTies() <-chan tieFit {
+// fitTies finds the tied models of the run so far in the background; the
+// fit is abandoned when ctx ends (the plan's end: nobody will read it, and
+// the final inference must not share the CPUs with it — a probe of a limit
+// per connection, whose first fit saw the run as one client's, spent 14 s
+// inferring beside it).
+func (p *planner) fitTies(ctx context.Context) <-chan tieFit {
 	p.e.Wait()
 	obs := p.snapshot()
 	out := make(chan tieFit, 1)
+	stop := new(atomic.Bool)
+	context.AfterFunc(ctx, func() { stop.Store(true) })
 	go func() {
 		began := time.Now()
-		models := tiedModels(obs)
+		models := tiedModels(obs, stop)
 		out <- tieFit{models, time.Since(began)}
 	}()
 	return out
@@ -88,6 +95,9 @@ func (p *planner) fitTies() <-chan tieFit {
 // splitTies runs up to splitRounds deciding experiments, the first between
 // the models of first.
 func (p *planner) splitTies(ctx context.Context, first *pendingFit) {
+	if p.snapshot().PerConnection() {
+		return // no experiment to choose (tiedModels): the first fit is not awaited
+	}
 	fit, ok := first.await(ctx, nil)
 	if !ok {
 		return
@@ -104,7 +114,7 @@ func (p *planner) splitTies(ctx context.Context, first *pendingFit) {
 			if p.e.Now()+2*fit.took > min(p.deadline, end-answerGrace) {
 				return
 			}
-			fit = <-p.fitTies()
+			fit = <-p.fitTies(ctx)
 		}
 		obs := p.snapshot()
 		if obs.PerConnection() {
@@ -342,8 +352,11 @@ func disagreement(obs *Observation, models []Candidate, from time.Duration, sche
 // tiedModels are the models that explain the run within noise of the best:
 // the best of every family that ties, and within a family its distinct
 // variants and the extremes of its window or rate.
-func tiedModels(o *Observation) []Candidate {
+func tiedModels(o *Observation, stop *atomic.Bool) []Candidate {
 	evs := o.events()
+	for i := range evs {
+		evs[i].stop = stop
+	}
 	if len(evs) == 0 || rejectedEvents(evs) == 0 {
 		return nil
 	}
@@ -356,6 +369,9 @@ func tiedModels(o *Observation) []Candidate {
 		return nil
 	}
 	fits := fitAll(evs, o.hypotheses(), o.RTT)
+	if abandoned(evs) {
+		return nil // abandoned: the fits are partial
+	}
 	best := len(evs) + 1
 	for _, f := range fits {
 		best = min(best, f.mismatches())

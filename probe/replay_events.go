@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -48,6 +49,11 @@ type event struct {
 	size       int           // that group's size
 	judgeDelay bool          // whether its delay is evidence (see markClusters)
 	noise      time.Duration // delay the machine adds by itself here (see markClusters)
+
+	// stop, when set, abandons the fits of this time line (a background
+	// fit nobody will read); every event carries it, so a fit of any part
+	// of the time line sees it.
+	stop *atomic.Bool
 
 	rejectLatency time.Duration // a rejection's latency above the RTT
 	burst         string        // the burst phase it was released in, if any
