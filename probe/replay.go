@@ -137,6 +137,7 @@ func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
 		at := ev.at.Add(offset)
+		unc := max(unc, ev.slack)
 		var d limiter.Decision
 		switch {
 		case ev.lone:
@@ -209,6 +210,7 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
 		at := ev.at.Add(offset)
+		unc := max(unc, ev.slack)
 		keep := pending[:0]
 		for _, p := range pending {
 			if !p.at.After(at) {

@@ -62,6 +62,11 @@ type event struct {
 	// (a limit per connection has hundreds of keys of one request each,
 	// and a model's state for each was most of a fit's work).
 	lone bool
+	// slack widens the timing uncertainty for every event of its key: how
+	// far the server's instant for the key's first request (when a limit
+	// per connection made its bucket) may be from where it is placed
+	// (answeredArrivals).
+	slack time.Duration
 	// floor is the latest arrival among the earlier events of its key:
 	// a rejection is judged no earlier than that (see replayOn). Per key,
 	// so a replay may take the keys one after another (keyMajor).
@@ -190,13 +195,29 @@ const stallSlack = 2 * schedulingSlack
 // each just before answering it. A bucket's phase for that connection
 // follows that instant, not the send; placed at the send, the model's
 // refills for the connection's later requests run that much early.
+//
+// That instant is only bounded, though: the answer may also wait to be
+// written and read (a loaded machine reading 800 answers), so the server
+// may have decided anywhere from the send to the answer. Placed at the
+// latest, the connection's refills run late in the model by up to that
+// window, and a bucket missed 14-78 of its own decisions in 7 of 8 loaded
+// runs; so each of the key's events carries the window as slack, the
+// timing uncertainty the replay grants it.
 func (o *Observation) answeredArrivals(evs []event, service time.Duration) {
+	slack := map[string]time.Duration{}
 	for i := range evs {
 		if evs[i].burst == "" {
 			continue
 		}
 		r := &o.Results[evs[i].index]
-		evs[i].at = later(o.arrival(r), o.Start.Add(r.Done-o.RTT/2-service))
+		early := o.arrival(r)
+		evs[i].at = later(early, o.Start.Add(r.Done-o.RTT/2-service))
+		if _, seen := slack[evs[i].key]; !seen {
+			slack[evs[i].key] = evs[i].at.Sub(early)
+		}
+	}
+	for i := range evs {
+		evs[i].slack = slack[evs[i].key]
 	}
 }
 

@@ -166,20 +166,29 @@ func TestProbeFindsTheScope(t *testing.T) {
 // past its capacity (connRate), and a burst's request is placed where the
 // server answered it (answeredArrivals): the truth then explains every
 // decision, and the fit finds it.
+//
+// In a second run (per-connection-late-answers) a connection's first
+// request, in a burst, was answered 17 ms after its send and decided 9-14
+// ms before its answer: placed at either end, the truth missed 34-78
+// decisions, every one within that window of a refill, and an interval
+// refill of 1 per 0.1 s won by its free phase. The window is the slack of
+// the connection's decisions.
 func TestPerConnectionRateIsOneConnectionsRefill(t *testing.T) {
-	obs := recordedObservation(t, "testdata/per-connection-sustained.jsonl")
-	if r := obs.connRate(); r < 9.8 || r > 10.2 {
-		t.Errorf("connRate %.3f/s, truth 10/s", r)
-	}
-	rp, err := Replay(obs, limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rp.Mismatches != 0 {
-		t.Errorf("the truth replays %d of %d decisions wrong", rp.Mismatches, len(rp.Requests))
-	}
-	inf := Infer(obs)
-	if inf.Family != limiter.TokenBucket || inf.Burst != 20 || inf.RatePerS < 9.9 || inf.RatePerS > 10.1 {
-		t.Errorf("named %s (confidence %.2f); truth a token bucket of 10/s burst 20 per connection", inf.Summary(), inf.Confidence)
+	for _, name := range []string{"per-connection-sustained", "per-connection-late-answers"} {
+		obs := recordedObservation(t, "testdata/"+name+".jsonl")
+		if r := obs.connRate(); r < 9.8 || r > 10.2 {
+			t.Errorf("%s: connRate %.3f/s, truth 10/s", name, r)
+		}
+		rp, err := Replay(obs, limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rp.Mismatches != 0 {
+			t.Errorf("%s: the truth replays %d of %d decisions wrong", name, rp.Mismatches, len(rp.Requests))
+		}
+		inf := Infer(obs)
+		if inf.Family != limiter.TokenBucket || inf.Burst != 20 || inf.RatePerS < 9.9 || inf.RatePerS > 10.1 || inf.RefillS != 0 {
+			t.Errorf("%s: named %s (confidence %.2f); truth a token bucket of 10/s burst 20 per connection", name, inf.Summary(), inf.Confidence)
+		}
 	}
 }
