@@ -152,15 +152,6 @@ func fitIntervalRefill(evs []event, h hypotheses, plain []Candidate, rtt time.Du
 	var pairs, unfiltered []pair
 	for _, every := range rh.intervals {
 		for _, f := range fills {
-			if f < 2 {
-				// A fill of one token is the continuous bucket but for its
-				// phase, which the continuous one takes from its own
-				// admissions: told apart only by timing below the trace's
-				// resolution, and the free phase fits timing noise (a
-				// bucket of 10/s per connection was named refilled 1 every
-				// 0.1 s in 4 of 4 loaded runs, and fitted 15-20 s longer).
-				continue
-			}
 			p := pair{f, every}
 			unfiltered = append(unfiltered, p)
 			r := float64(f) / every.Seconds()
