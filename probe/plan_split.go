@@ -132,7 +132,7 @@ func (p *planner) splitTies(ctx context.Context, first *pendingFit) {
 		sched, score := p.bestSplit(obs, fit.models)
 		if score < splitMinDisagreement {
 			if round == 0 {
-				p.note("%d models explain the run equally well, and no schedule within the budget separates them", len(fit.models))
+				p.note("%d models explain the run equally well or too closely for a confident verdict, and no schedule within the budget separates them", len(fit.models))
 			}
 			return
 		}
@@ -144,8 +144,18 @@ func (p *planner) splitTies(ctx context.Context, first *pendingFit) {
 	p.e.Wait()
 }
 
-// stillTied is the models that still explain obs within noise of the
-// best of them.
+// contention is how many more decisions than the best's (best) a model may
+// miss and still be in contention for a deciding experiment: noise
+// (slack), or as many as leave the best's margin too thin for a verdict of
+// confidence 0.5 — the runner-up within 2·best+1, the confidence being
+// 1 − (best+1)/(runner-up+1). A loaded CI machine made an honest bucket
+// of 10/s burst 10 miss 2 of 160 decisions and a sliding counter 4: no
+// tie, so no experiment, and a verdict of 0.35 the grade cannot compare
+// headers against; the experiment between them is what settles it.
+func contention(best, slack int) int { return max(slack, best+1) }
+
+// stillTied is the models that still explain obs within contention of
+// the best of them.
 func stillTied(obs *Observation, models []Candidate) []Candidate {
 	evs := obs.events()
 	unc := decisionUncertainty(obs.RTT)
@@ -157,7 +167,7 @@ func stillTied(obs *Observation, models []Candidate) []Candidate {
 	}
 	var out []Candidate
 	for i, m := range models {
-		if mis[i] <= best+equivalenceSlack(len(evs)) {
+		if mis[i] <= best+contention(best, equivalenceSlack(len(evs))) {
 			m.Mismatches = mis[i]
 			out = append(out, m)
 		}
@@ -386,7 +396,7 @@ func tiedModels(o *Observation, stop *atomic.Bool) []Candidate {
 	}
 	var out []Candidate
 	for _, f := range fits {
-		if f.family == limiter.None || f.family == limiter.Concurrency || f.mismatches() > best+slack {
+		if f.family == limiter.None || f.family == limiter.Concurrency || f.mismatches() > best+contention(best, slack) {
 			continue
 		}
 		seen := map[string]bool{}
