@@ -100,7 +100,37 @@ func (o *Observation) unearned(rejections int) string {
 		return fmt.Sprintf("the limit was reached, but the recovery trace that shows how capacity returns did not run (%d decided requests, at least %d needed)", decidedTrace, minTraceDecisions) +
 			o.budgetNote(afterBurstReserve)
 	}
+	if n, span := o.unrecovered(); n > 0 {
+		return fmt.Sprintf("the limit was reached and capacity never came back: nothing was admitted in the %d requests of the %.1f s that followed, so how it returns (the window, the rate) was not measured; give the probe more time than the limit's window", n, span.Seconds()) +
+			o.budgetNote(0)
+	}
 	return ""
+}
+
+// unrecovered counts the requests sent to the probe's key after the limit
+// was reached, and over how long, when none of them was admitted (0
+// otherwise): the trace, the silent waits and the deciding experiments
+// then saw no capacity return, and a window or rate fitted to that run
+// is any window longer than the run (a 5 s probe of a 10 s sliding log
+// was named a fixed window of 31.5 s ± 28.5 s at confidence 0.5).
+func (o *Observation) unrecovered() (int, time.Duration) {
+	recovery := []string{phaseTrace, phaseRetryWait, phaseResetWait, phaseSplit}
+	var first, last time.Duration
+	n := 0
+	for _, r := range o.Results {
+		if !slices.Contains(recovery, r.Phase) || !decided(&r) {
+			continue
+		}
+		if r.Admitted() {
+			return 0, 0
+		}
+		if n == 0 || r.Sent < first {
+			first = r.Sent
+		}
+		last = max(last, r.Sent)
+		n++
+	}
+	return n, last - first
 }
 
 // failures counts the results that got no limiter decision because of a

@@ -73,9 +73,23 @@ func TestEarnedAnswers(t *testing.T) {
 			Inconclusive, "no pacer's rate explains the delays"},
 		{"limited, never traced", newObs().calibrated().add(phaseBurst, 10, burst, ms, 0, 200, "").add(phaseBurst, 30, burst, ms, 0, 429, "").obs,
 			Inconclusive, "the recovery trace that shows how capacity returns did not run (0 decided requests"},
+		// A window longer than the run: the trace knocks, nothing returns.
+		{"limited, traced, never recovered", newObs().calibrated().add(phaseBurst, 10, burst, ms, 0, 200, "").add(phaseBurst, 30, burst, ms, 0, 429, "").
+			spaced(phaseTrace, 40, burst+10*ms, 25*ms, 429).obs,
+			Inconclusive, "capacity never came back: nothing was admitted in the 40 requests of the 1.0 s"},
+		// One admission in the trace is a return of capacity to fit.
+		{"limited, traced, recovered", newObs().calibrated().add(phaseBurst, 10, burst, ms, 0, 200, "").add(phaseBurst, 30, burst, ms, 0, 429, "").
+			spaced(phaseTrace, 40, burst+10*ms, 25*ms, 429).spaced(phaseTrace, 1, burst+time.Second, 0, 200).obs,
+			"", ""},
 	}
 	for _, c := range cases {
 		inf := Infer(c.obs)
+		if c.family == "" { // any finding, but not this reason
+			if strings.Contains(inf.Reason, "never came back") {
+				t.Errorf("%s: %s (reason %q)", c.name, inf.Summary(), inf.Reason)
+			}
+			continue
+		}
 		if inf.Family != c.family || !strings.Contains(inf.Reason, c.reason) {
 			t.Errorf("%s: %s (reason %q); want %s %q", c.name, inf.Summary(), inf.Reason, c.family, c.reason)
 		}
