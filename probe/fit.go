@@ -194,8 +194,9 @@ type hypotheses struct {
 	windows []time.Duration
 	rates   []float64
 	delays  []int // nginx delay=N candidates
-	// capacities are what the last burst admitted, with and without the
-	// calibration requests before it: the limits a penalty search tries.
+	// capacities are what the last burst admitted plus each number of the
+	// calibration requests before it, none to all: the limits a penalty
+	// search tries.
 	capacities []int
 	// wallWindows are the round windows (wallWindow) near the seeds: the
 	// grid a wall-aligned model is searched on.
@@ -222,7 +223,14 @@ func (o *Observation) hypotheses() hypotheses {
 	// A burst that straddled a window boundary admits two windows' worth:
 	// half of it, and the size of the steps in the trace, are limits too.
 	bases := []int{burstAdm, burstAdm + cal, (burstAdm + cal) / 2}
-	h.capacities = []int{burstAdm, burstAdm + cal}
+	// Any number of the calibration requests may have fallen in the window
+	// before the burst's (a wall grid's boundary between them): every count
+	// from none of them to all is the burst's window's capacity. A window of
+	// 10 per 2 s restarted by every rejection, calibrated 3 then burst 8,
+	// had its limit only between the two ends.
+	for k := 0; k <= cal; k++ {
+		h.capacities = append(h.capacities, burstAdm+k)
+	}
 	for _, g := range admissionRuns(o.phase(phaseTrace)) {
 		if g >= minStepRun {
 			bases = append(bases, g)

@@ -41,3 +41,19 @@ func TestRestartIsWeighedAgainstAWindowBentByOneDecision(t *testing.T) {
 		t.Errorf("%s explains %d of %d decisions; the truth explains them all", inf.Summary(), inf.Explained, inf.Decisions)
 	}
 }
+
+// A recorded probe of the same window (10 per 2 s on the wall grid, every
+// over-limit request restarts it) whose three calibration requests
+// straddled a grid boundary: the burst admitted 8, with the calibration 11,
+// and the true 10 is neither. The penalty search tried only those two ends
+// and named a first-aligned window of 11 at confidence 0.44 (153 of 155);
+// the truth explains all 155.
+func TestRestartLimitBetweenTheCalibrationsEnds(t *testing.T) {
+	inf := Infer(recordedObservation(t, "testdata/restart-calibration-straddles.jsonl"))
+	if inf.Family != limiter.FixedWindow || inf.Penalty == nil || inf.Penalty.Kind != limiter.PenaltyRestart || inf.Limit != 10 || inf.WindowS != 2 {
+		t.Fatalf("named %s, want a fixed window of 10 per 2 s that rejections restart", inf.Summary())
+	}
+	if inf.Explained != inf.Decisions || inf.Confidence < 0.5 {
+		t.Errorf("%s explains %d of %d decisions at confidence %.2f; the truth explains them all", inf.Summary(), inf.Explained, inf.Decisions, inf.Confidence)
+	}
+}

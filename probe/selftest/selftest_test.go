@@ -2,10 +2,13 @@ package selftest
 
 import (
 	"context"
-	"github.com/ratecheck/ratecheck/probe"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ratecheck/ratecheck/internal/testenv"
+	"github.com/ratecheck/ratecheck/probe"
 )
 
 // demoEvidence is what a variant's demo row must tell its user, the fact
@@ -28,7 +31,11 @@ func TestProbeNamesEveryFamily(t *testing.T) {
 		}
 	}
 	for _, spec := range DemoTargets() {
-		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{})
+		// The run's results stream, kept when the test fails and
+		// $RATECHECK_KEEP asks (to re-infer it with `ratecheck report`).
+		path := filepath.Join(t.TempDir(), testenv.KeepName(spec)+".jsonl")
+		testenv.KeepOnFailure(t, path)
+		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{ResultsFile: path})
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
