@@ -579,7 +579,7 @@ func (v *view) resetUnits() string {
 func checkBurstOverAdmission(v *view) verdict {
 	bs := v.bursts()
 	if len(bs) == 0 {
-		return skip("the run had no burst")
+		return skip("%s", v.noBurstReason())
 	}
 	var lim int64
 	src := ""

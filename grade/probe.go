@@ -3,10 +3,11 @@ package grade
 import "github.com/ratecheck/ratecheck/probe"
 
 // OfProbe grades a probe's result, or returns nil when the probe was
-// interrupted: a cut-short run shows no pass/fail verdict, and a grade is
-// one.
+// interrupted or cut by errors (its target stopped answering, or a phase's
+// requests went unanswered): a cut-short run shows no pass/fail verdict,
+// and a grade is one.
 func OfProbe(res *probe.Result) *Report {
-	if res == nil || res.Observation == nil || res.Observation.Stopped == probe.StopInterrupted {
+	if res == nil || res.Observation == nil || res.Observation.Stopped == probe.StopInterrupted || res.Inference.Failures.Cut() {
 		return nil
 	}
 	g := Grade(res.Observation, res.Inference)

@@ -1,9 +1,11 @@
 package grade
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -204,6 +206,38 @@ func (v *view) bursts() [][]*res {
 		out = append(out, byGroup[g])
 	}
 	return out
+}
+
+// noBurstReason says why the view holds no burst: the run had none, or
+// none of its burst requests got a limiter decision (a server answering
+// 500 to everything, a burst that failed).
+func (v *view) noBurstReason() string {
+	sent := 0
+	statuses := map[string]int{}
+	if v.obs != nil {
+		for i := range v.obs.Results {
+			r := &v.obs.Results[i]
+			if !isBurst(r.Phase) {
+				continue
+			}
+			sent++
+			switch {
+			case r.Error != "":
+				statuses["no answer"]++
+			default:
+				statuses[strconv.Itoa(r.Status)]++
+			}
+		}
+	}
+	if sent == 0 {
+		return "the run had no burst"
+	}
+	var parts []string
+	for k, n := range statuses {
+		parts = append(parts, fmt.Sprintf("%d × %s", n, k))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("none of the %d burst requests got a limiter decision (%s)", sent, strings.Join(parts, ", "))
 }
 
 // span is from the first send to the last completion of rs.

@@ -31,13 +31,22 @@ func (o *Observation) facts(inf Inference) []string {
 		if o.PerConnection() {
 			s = fmt.Sprintf("burst of %d released at once over as many connections, each a client of its own (the limit is per connection): %d admitted, %d rejected", len(b), adm, rej)
 		}
-		if delayed > 0 && rej == 0 && inf.Family != limiter.LeakyShaping {
+		failed, _, first := failures(b)
+		if failed > 0 {
+			// No answer is neither: a cancelled or refused request
+			// must not read as a burst the limiter decided.
+			s += fmt.Sprintf(", %d got no answer (%s)", failed, first)
+		}
+		switch {
+		case adm+rej == 0:
+			// Nothing decided: no queueing to speak of.
+		case delayed > 0 && rej == 0 && inf.Family != limiter.LeakyShaping:
 			// Nothing rejected: added latency is the load of the flood
 			// unless the inference says a queue (see heldBack).
 			s += fmt.Sprintf("; latency grew up to %.0f ms above the %.0f ms service time under the load", float64(maxDelay)/1e6, float64(service)/1e6)
-		} else if delayed > 0 {
+		case delayed > 0:
 			s += fmt.Sprintf("; %d admitted ones were held back beyond the %.0f ms service time, up to %.0f ms more (queueing)", delayed, float64(service)/1e6, float64(maxDelay)/1e6)
-		} else {
+		default:
 			s += "; none held back (no queueing)"
 		}
 		out = append(out, s)

@@ -65,6 +65,9 @@ type Inference struct {
 	Alternatives []Alternative `json:"alternatives,omitempty"`
 	Evidence     []string      `json:"evidence"`
 	Reason       string        `json:"reason,omitempty"` // why inconclusive
+	// Failures counts the requests that got no answer and the phases
+	// they cut (failures.go); absent when every request was answered.
+	Failures *Failures `json:"failures,omitempty"`
 	// Push says how hard the plan pushed a target that rejected nothing
 	// (family none): what "no limit" was tested up to.
 	Push *Push `json:"push,omitempty"`
@@ -175,8 +178,14 @@ func infer(o *Observation) Inference {
 	inf := Inference{Decisions: len(evs)}
 	inf.setScope(o.scopeFindings())      // scope.go
 	inf.setReplicas(o.replicaFindings()) // replicas.go
+	inf.Failures = o.failures()          // failures.go
 	if o.Stopped == StopInterrupted {
 		inf.Family, inf.Reason = Inconclusive, o.unearned(rejectedEvents(evs))
+		inf.Evidence = o.facts(inf)
+		return inf
+	}
+	if why := inf.Failures.cutReason(); why != "" {
+		inf.Family, inf.Reason = Inconclusive, why
 		inf.Evidence = o.facts(inf)
 		return inf
 	}

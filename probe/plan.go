@@ -87,7 +87,8 @@ const (
 // admissions returning one window later), and a second key (scope). When no
 // burst is limited, a sustained phase pushes the rest of the budget instead.
 func runPlan(ctx context.Context, e *attack.Engine, col *attack.Collector, opt Options) (*Observation, error) {
-	p := &planner{e: e, col: col, opt: opt, deadline: e.Now() + opt.MaxTime - answerGrace}
+	end := e.Now() + opt.MaxTime - answerGrace
+	p := &planner{e: e, col: col, opt: opt, deadline: end, end: end}
 	err := p.run(ctx)
 	e.Wait()
 	obs := &Observation{Start: e.Start(), Notes: p.notes}
@@ -102,7 +103,8 @@ type planner struct {
 	e        *attack.Engine
 	col      *attack.Collector
 	opt      Options
-	deadline time.Duration
+	deadline time.Duration // when the phase under way must stop sending
+	end      time.Duration // when the plan must stop sending: the budget less answerGrace
 	notes    []string
 
 	hintLimit  int
@@ -385,7 +387,7 @@ func (p *planner) trace(ctx context.Context) {
 			return
 		}
 		if next > p.deadline || p.left() < traceMinReserve {
-			p.note("trace stopped by the probe budget after %.1f s", (p.e.Now() - start).Seconds())
+			p.note("trace stopped after %.1f s: %s", (p.e.Now() - start).Seconds(), p.traceStopCause())
 			return
 		}
 		at := next
@@ -420,6 +422,18 @@ func (p *planner) trace(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// traceStopCause says which budget ended the trace: the requests, the
+// probe's time, or the time kept for what follows it.
+func (p *planner) traceStopCause() string {
+	switch {
+	case p.left() < traceMinReserve:
+		return fmt.Sprintf("the request budget is spent (%d left)", p.left())
+	case p.end-p.deadline < time.Second:
+		return "the probe's time budget is spent"
+	}
+	return fmt.Sprintf("the last %.1f s of the probe's time are kept for the scope trials, the silent waits and the deciding experiments", (p.end - p.deadline).Seconds())
 }
 
 // knockRate is the fastest the trace may knock on a key that has admitted

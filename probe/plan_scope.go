@@ -147,22 +147,31 @@ func (p *planner) scopeTrials(ctx context.Context) {
 // rejected (bounded in number and time); why not, when none was.
 func (p *planner) exhaustOwn(ctx context.Context) string {
 	until := time.Now().Add(scopeExhaustTime)
+	admitted := 0
 	for i := range scopeExhaustMax {
 		switch {
 		case p.left() < scopeTrialShots+2:
 			return "the request budget is spent"
 		case time.Now().After(until):
-			return fmt.Sprintf("%d requests one at a time over %s were all admitted (a concurrency cap, or a queue, limits no identity that way)", i, scopeExhaustTime)
+			return fmt.Sprintf("none of %d requests one at a time over %s was rejected (%d admitted; a concurrency cap, or a queue, limits no identity that way)", i, scopeExhaustTime, admitted)
 		}
 		r, ok := p.e.Do(ctx, attack.Shot{Phase: phaseScopeRef})
 		if !ok {
 			return "the run ended"
 		}
+		if r.Error != "" {
+			// No answer is no admission: the target is failing, and a
+			// trial against it would show nothing.
+			return fmt.Sprintf("a request to exhaust the probe's own identity got no answer (%s)", r.Error)
+		}
 		if decided(r) && r.Rejected() {
 			return ""
 		}
+		if r.Admitted() {
+			admitted++
+		}
 	}
-	return fmt.Sprintf("%d requests one at a time were all admitted", scopeExhaustMax)
+	return fmt.Sprintf("none of %d requests one at a time was rejected (%d admitted)", scopeExhaustMax, admitted)
 }
 
 // trialOutcome is what the rounds of phase so far showed.

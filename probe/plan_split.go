@@ -132,7 +132,9 @@ func (p *planner) splitTies(ctx context.Context, first *pendingFit) {
 		sched, score := p.bestSplit(obs, fit.models)
 		if score < splitMinDisagreement {
 			if round == 0 {
-				p.note("%d models explain the run equally well or too closely for a confident verdict, and no schedule within the budget separates them", len(fit.models))
+				// Said of the run so far: the phases after the trace
+				// may still tell them apart in the final inference.
+				p.note("no deciding experiment: after the trace %d models explained the run about equally well, and no schedule within the budget separates them", len(fit.models))
 			}
 			return
 		}

@@ -146,10 +146,18 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	// The plan stops sending answerGrace before MaxTime; the engine's hard
 	// stop is the budget itself, so a probe never overruns it.
 	eo.MaxRequests, eo.MaxDuration = opt.MaxRequests, opt.MaxTime
-	eng := attack.New(req, eo, append(sinks, col.Add)...)
-	runCtx := eng.BeginAt(ctx, start)
-	obs, planErr := runPlan(runCtx, eng, col, opt)
+	lost := &lostWatch{} // failures.go: a dead target ends the plan
+	eng := attack.New(req, eo, append(sinks, col.Add, lost.add)...)
+	// The engine runs on the caller's context (its end is an
+	// interruption); the plan on one the watch cancels.
+	planCtx, stopPlan := context.WithCancel(eng.BeginAt(ctx, start))
+	defer stopPlan()
+	lost.watch(stopPlan)
+	obs, planErr := runPlan(planCtx, eng, col, opt)
 	eng.Finish()
+	if lost.stopped() && ctx.Err() == nil {
+		obs.Notes = append(obs.Notes, fmt.Sprintf("the target stopped answering: %d requests in a row got no answer, so the probe stopped sending", lostAfter))
+	}
 	obs.Budget = Budget{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime}
 	if ctx.Err() != nil {
 		obs.Stopped = StopInterrupted

@@ -18,6 +18,9 @@ func Inference(w io.Writer, target string, inf probe.Inference, requests int, el
 		{"decisions explained", fmt.Sprintf("%d of %d", inf.Explained, inf.Decisions)},
 		{"requests / time", fmt.Sprintf("%d in %.1f s", requests, elapsedS)},
 	}
+	if inf.Failures != nil {
+		rows = append(rows, []string{"no answer", failuresLine(inf.Failures)})
+	}
 	for _, a := range inf.Alternatives {
 		tag := ""
 		if a.Equivalent {
@@ -33,4 +36,9 @@ func Inference(w io.Writer, target string, inf probe.Inference, requests int, el
 	for _, n := range notes {
 		fmt.Fprintln(w, "note: "+n)
 	}
+}
+
+// failuresLine is the requests that got no answer, for text and HTML.
+func failuresLine(f *probe.Failures) string {
+	return fmt.Sprintf("%d of %d requests (first at %.2f s: %s)", f.Failed, f.Of, f.FirstAtS, f.FirstError)
 }

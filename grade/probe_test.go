@@ -1,0 +1,46 @@
+package grade
+
+import (
+	"testing"
+
+	"github.com/ratecheck/ratecheck/probe"
+)
+
+// A probe whose target stopped answering, or interrupted, shows no grade:
+// a grade is a pass/fail verdict, and the run that would earn one did not
+// happen. A run with a failure that cut nothing is graded.
+func TestRunsCutShortAreNotGraded(t *testing.T) {
+	lost := 3.0
+	cases := []struct {
+		name   string
+		res    probe.Result
+		graded bool
+	}{
+		{"complete", probe.Result{Observation: &probe.Observation{}}, true},
+		{"one failure, nothing cut", probe.Result{Observation: &probe.Observation{},
+			Inference: probe.Inference{Failures: &probe.Failures{Failed: 1, Of: 300, FirstError: "connection reset"}}}, true},
+		{"interrupted", probe.Result{Observation: &probe.Observation{Stopped: probe.StopInterrupted}}, false},
+		{"target lost", probe.Result{Observation: &probe.Observation{},
+			Inference: probe.Inference{Failures: &probe.Failures{Failed: 373, Of: 505, LostAtS: &lost}}}, false},
+		{"a phase cut", probe.Result{Observation: &probe.Observation{},
+			Inference: probe.Inference{Failures: &probe.Failures{Failed: 5, Of: 300, CutPhases: []string{"scope-ref"}}}}, false},
+	}
+	for _, c := range cases {
+		if g := OfProbe(&c.res); (g != nil) != c.graded {
+			t.Errorf("%s: graded %v, want %v", c.name, g != nil, c.graded)
+		}
+	}
+}
+
+// A burst that was sent but got no limiter decision is no absent burst:
+// the skip says what its requests got (a server answering 500 to all).
+func TestBurstWithoutDecisionsIsNamed(t *testing.T) {
+	b := newBuilder()
+	for range 100 {
+		b.add("burst", 1000, 500)
+	}
+	c := check(t, b.grade(probe.Inference{Family: probe.Inconclusive}), "burst.over-admission", Skip)
+	if want := "none of the 100 burst requests got a limiter decision (100 × 500)"; c.Actual != want {
+		t.Errorf("skip reason %q, want %q", c.Actual, want)
+	}
+}
