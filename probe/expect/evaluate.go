@@ -2,7 +2,6 @@ package expect
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -29,7 +28,8 @@ type Facts struct {
 	// Grade is the response-contract letter; "" when not graded, and
 	// grade.NotGraded when nothing was rejected.
 	Grade string
-	// Interrupted says the run was cut short: nothing it showed is a test.
+	// Interrupted says the run was cut short: nothing it showed is a test,
+	// but for what its data refutes outright (a rejection: a limit).
 	Interrupted bool
 }
 
@@ -143,20 +143,17 @@ func Overall(verdicts []string) string {
 
 func evaluate(e Expectation, f Facts) (result, actual, note string) {
 	inf := f.Inference
-	if f.Interrupted {
-		return Untested, "not tested", "the probe was interrupted: a cut-short run tests nothing"
-	}
-	// An inconclusive probe tests nothing — except that a rejection it saw
-	// refutes "no limit".
-	if inf.Family == probe.Inconclusive || inf.Family == "" {
-		why := inf.Reason
-		if why == "" {
-			why = "no inference"
+	// A cut-short or inconclusive probe tests nothing — except that a
+	// rejection it saw refutes "no limit", whatever else it got wrong.
+	if f.Interrupted || !inferred(inf) {
+		if refutesNone(e, f) {
+			return Fail, fmt.Sprintf("a limit (%d of %d requests rejected)", f.rejected(), f.Requests), "untested otherwise: " + whyUntested(f)
 		}
-		if e.Key == KeyFamily && e.Words[0] == limiter.None && f.rejected() > 0 {
-			return Fail, fmt.Sprintf("a limit (%d of %d requests rejected)", f.rejected(), f.Requests), "inconclusive otherwise: " + why
+		actual = "inconclusive"
+		if f.Interrupted {
+			actual = "not tested"
 		}
-		return Untested, "inconclusive", why
+		return Untested, actual, whyUntested(f)
 	}
 	switch e.Key {
 	case KeyStatus:
@@ -179,21 +176,7 @@ func evaluate(e Expectation, f Facts) (result, actual, note string) {
 	if e.Key == KeyFamily {
 		return evalFamily(e, inf)
 	}
-	v, err, ok, why := param(e.Key, inf)
-	if !ok {
-		return Fail, why, ""
-	}
-	tol, _ := e.tolerance()
-	actual = e.unit(v)
-	if err > 0 {
-		actual = fmt.Sprintf("%s ± %s", fnum(v), e.unit(err))
-	}
-	if extra := paramNote(e.Key, inf); extra != "" {
-		actual += " " + extra
-	}
-	// The expected interval and the measured one must overlap.
-	const eps = 1e-9
-	return is(math.Abs(v-e.Num) <= tol+err+eps), actual, ""
+	return evalNumber(e, inf)
 }
 
 func is(ok bool) string {
@@ -201,6 +184,28 @@ func is(ok bool) string {
 		return Pass
 	}
 	return Fail
+}
+
+// inferred reports whether the probe named a family (not inconclusive).
+func inferred(inf probe.Inference) bool {
+	return inf.Family != probe.Inconclusive && inf.Family != ""
+}
+
+// refutesNone reports whether e expects no limit and the run saw the
+// limiter reject a request: certain even on a cut-short or inconclusive run.
+func refutesNone(e Expectation, f Facts) bool {
+	return e.Key == KeyFamily && e.Words[0] == limiter.None && f.rejected() > 0
+}
+
+// whyUntested says why a cut-short or inconclusive run tests nothing.
+func whyUntested(f Facts) string {
+	switch {
+	case f.Interrupted:
+		return "the probe was interrupted: a cut-short run tests nothing"
+	case f.Inference.Reason != "":
+		return f.Inference.Reason
+	}
+	return "no inference"
 }
 
 func evalFamily(e Expectation, inf probe.Inference) (string, string, string) {
@@ -225,57 +230,40 @@ func evalFamily(e Expectation, inf probe.Inference) (string, string, string) {
 	return Fail, actual, ""
 }
 
-// param is the inferred value of a numeric key and its uncertainty; ok is
-// false when the inferred family has no such parameter, and why says so.
-func param(key string, inf probe.Inference) (v, err float64, ok bool, why string) {
+// param is the inferred value of a numeric key with the interval the
+// inference allows; ok is false when the inferred family has no such
+// parameter, and why says so.
+func param(key string, inf probe.Inference) (m measure, ok bool, why string) {
 	bucket := inf.Family == limiter.TokenBucket || inf.Family == limiter.LeakyShaping
-	window := inf.Family == limiter.FixedWindow || inf.Family == limiter.SlidingLog || inf.Family == limiter.SlidingCounter
-	no := func() (float64, float64, bool, string) {
-		if inf.Family == limiter.None {
-			return 0, 0, false, "no limit observed"
-		}
-		return 0, 0, false, fmt.Sprintf("%s has no %s (%s)", inf.Family, key, strings.TrimPrefix(inf.Summary(), inf.Family+": "))
+	window := isWindow(inf.Family)
+	switch {
+	case key == KeyRate && bucket:
+		return around(inf.RatePerS, inf.RateErr), true, ""
+	case key == KeyRate && window && inf.WindowS > 0:
+		return windowRate(inf), true, ""
+	case key == KeyBurst && bucket:
+		return around(float64(inf.Burst), float64(inf.BurstErr)), true, ""
+	case key == KeyLimit && window:
+		return around(float64(inf.Limit), float64(inf.LimitErr)), true, ""
+	case key == KeyWindow && window:
+		return around(inf.WindowS, inf.WindowErrS), true, ""
+	case (key == KeyLimit || key == KeyMaxInflight) && inf.Family == limiter.Concurrency:
+		return around(float64(inf.MaxInflight), 0), true, ""
+	case inf.Family == limiter.None:
+		return m, false, "no limit observed"
 	}
-	switch key {
-	case KeyRate:
-		switch {
-		case bucket:
-			return inf.RatePerS, inf.RateErr, true, ""
-		case window && inf.WindowS > 0:
-			// A window family's sustained rate is L per W.
-			r := float64(inf.Limit) / inf.WindowS
-			rel := float64(inf.LimitErr)/math.Max(1, float64(inf.Limit)) + inf.WindowErrS/inf.WindowS
-			return r, r * rel, true, ""
-		}
-	case KeyBurst:
-		if bucket {
-			return float64(inf.Burst), float64(inf.BurstErr), true, ""
-		}
-	case KeyLimit:
-		if window {
-			return float64(inf.Limit), float64(inf.LimitErr), true, ""
-		}
-		if inf.Family == limiter.Concurrency {
-			return float64(inf.MaxInflight), 0, true, ""
-		}
-	case KeyWindow:
-		if window {
-			return inf.WindowS, inf.WindowErrS, true, ""
-		}
-	case KeyMaxInflight:
-		if inf.Family == limiter.Concurrency {
-			return float64(inf.MaxInflight), 0, true, ""
-		}
-	}
-	return no()
+	return m, false, fmt.Sprintf("%s has no %s (%s)", inf.Family, key, strings.TrimPrefix(inf.Summary(), inf.Family+": "))
+}
+
+func isWindow(family string) bool {
+	return family == limiter.FixedWindow || family == limiter.SlidingLog || family == limiter.SlidingCounter
 }
 
 // paramNote says where a derived value came from.
 func paramNote(key string, inf probe.Inference) string {
-	window := inf.Family == limiter.FixedWindow || inf.Family == limiter.SlidingLog || inf.Family == limiter.SlidingCounter
 	switch {
-	case key == KeyRate && window:
-		return fmt.Sprintf("(%s: %d per %ss)", inf.Family, inf.Limit, fnum(inf.WindowS))
+	case key == KeyRate && isWindow(inf.Family):
+		return fmt.Sprintf("(%s: %s per %s)", inf.Family, plusMinus(float64(inf.Limit), float64(inf.LimitErr), ""), plusMinus(inf.WindowS, inf.WindowErrS, "s"))
 	case key == KeyLimit && inf.Family == limiter.Concurrency:
 		return "(concurrency cap)"
 	}

@@ -7,7 +7,8 @@
 //
 // An expectation the probe did not exercise (no rejection seen, so no status
 // to compare; no second key sent, so no scope; an inconclusive inference) is
-// Untested, never passed.
+// Untested, never passed; so is a number whose measured ± reaches past the
+// tolerance (interval.go).
 package expect
 
 import (
@@ -247,14 +248,17 @@ func (e Expectation) tolerance() (abs float64, text string) {
 }
 
 // unit formats a number in e's unit.
-func (e Expectation) unit(v float64) string {
+func (e Expectation) unit(v float64) string { return fnum(v) + e.unitSuffix() }
+
+// unitSuffix is e's unit as written after a number: "/s", "s" or none.
+func (e Expectation) unitSuffix() string {
 	switch e.Key {
 	case KeyRate:
-		return fnum(v) + "/s"
+		return "/s"
 	case KeyWindow:
-		return fnum(v) + "s"
+		return "s"
 	}
-	return fnum(v)
+	return ""
 }
 
 // Expected says what e asks for, in words.

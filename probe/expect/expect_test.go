@@ -108,6 +108,7 @@ func tb(rate, rateErr float64, burst, burstErr int) probe.Inference {
 
 func TestEvaluate(t *testing.T) {
 	fw := probe.Inference{Family: "fixed_window", Limit: 100, LimitErr: 1, WindowS: 60, WindowErrS: 0.5, Scope: "per_key", Decisions: 50, Explained: 50}
+	fwExact := probe.Inference{Family: "fixed_window", Limit: 100, WindowS: 60, Scope: "per_key", Decisions: 50, Explained: 50}
 	conc := probe.Inference{Family: "concurrency", MaxInflight: 4, Scope: "untested"}
 	none := probe.Inference{Family: "none", Scope: "untested"}
 	inconclusive := probe.Inference{Family: probe.Inconclusive, Reason: "no model explains the decisions", Scope: "untested"}
@@ -126,23 +127,30 @@ func TestEvaluate(t *testing.T) {
 		{"rate=10/s±10%", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Pass, "10.02 ± 0.05/s"},
 		{"rate=10/s", Facts{Inference: tb(10.9, 0, 20, 0)}, Pass, "10.9/s"},
 		{"rate=10/s", Facts{Inference: tb(11.2, 0, 20, 0)}, Fail, "11.2/s"},
-		{"rate=10/s±1%", Facts{Inference: tb(10.15, 0.1, 20, 0)}, Pass, ""}, // intervals overlap
+		{"rate=10/s±1%", Facts{Inference: tb(10.05, 0.05, 20, 0)}, Pass, "10.05 ± 0.05/s"},   // inside the tolerance
+		{"rate=10/s±1%", Facts{Inference: tb(10.15, 0.1, 20, 0)}, Untested, "10.15 ± 0.1/s"}, // straddles its edge
 		{"rate=10/s±1%", Facts{Inference: tb(10.25, 0.1, 20, 0)}, Fail, ""},
-		{"rate=5/s", Facts{Inference: fw}, Fail, "(fixed_window: 100 per 60s)"},
+		{"rate=5/s", Facts{Inference: fw}, Fail, "(fixed_window: 100 ± 1 per 60 ± 0.5s)"},
+		{"rate=5/s", Facts{Inference: fwExact}, Fail, "1.667/s (fixed_window: 100 per 60s)"},
 		{"rate=100/m", Facts{Inference: fw}, Pass, "1.667"},
 		{"rate=10/s", Facts{Inference: conc}, Fail, "concurrency has no rate"},
 		{"rate=10/s", Facts{Inference: none}, Fail, "no limit observed"},
 		{"rate=10/s", Facts{Inference: inconclusive}, Untested, "inconclusive"},
 		{"burst=20±2", Facts{Inference: tb(10, 0, 22, 0)}, Pass, "22"},
 		{"burst=20±2", Facts{Inference: tb(10, 0, 23, 0)}, Fail, "23"},
-		{"burst=20", Facts{Inference: tb(10, 0, 21, 1)}, Pass, "21 ± 1"},
+		{"burst=20", Facts{Inference: tb(10, 0, 21, 1)}, Untested, "21 ± 1"}, // 20 to 22: maybe 20
+		{"burst=20±2", Facts{Inference: tb(10, 0, 21, 1)}, Pass, "21 ± 1"},
+		{"burst=18", Facts{Inference: tb(10, 0, 21, 1)}, Fail, "21 ± 1"},
 		{"burst=20", Facts{Inference: fw}, Fail, "fixed_window has no burst"},
-		{"limit=100", Facts{Inference: fw}, Pass, "100 ± 1"},
+		{"limit=100", Facts{Inference: fw}, Untested, "100 ± 1"},
+		{"limit=100±1", Facts{Inference: fw}, Pass, "100 ± 1"},
+		{"limit=100", Facts{Inference: fwExact}, Pass, "100"},
 		{"limit=98", Facts{Inference: fw}, Fail, "100 ± 1"},
 		{"limit=4", Facts{Inference: conc}, Pass, "(concurrency cap)"},
 		{"limit=100", Facts{Inference: tb(10, 0, 20, 0)}, Fail, "token_bucket has no limit"},
 		{"window=60s", Facts{Inference: fw}, Pass, "60 ± 0.5s"},
-		{"window=1m±0s", Facts{Inference: fw}, Pass, ""},
+		{"window=1m±0s", Facts{Inference: fw}, Untested, "60 ± 0.5s"},
+		{"window=1m±0s", Facts{Inference: fwExact}, Pass, "60s"},
 		{"window=2m", Facts{Inference: fw}, Fail, ""},
 		{"max-inflight=4", Facts{Inference: conc}, Pass, "4"},
 		{"max-inflight=5", Facts{Inference: conc}, Fail, "4"},
@@ -173,7 +181,10 @@ func TestEvaluate(t *testing.T) {
 		{"retry-after=present", Facts{Inference: inconclusive, Rejections: rej, RetryAfter: 30}, Untested, "inconclusive"},
 		{"min-grade=B", Facts{Inference: inconclusive, Grade: "A"}, Untested, "inconclusive"},
 		{"scope=global", Facts{Inference: inconclusive, KeyTested: true}, Untested, "inconclusive"},
-		{"family=none", Facts{Inference: inconclusive, Rejections: rej, Interrupted: true}, Untested, "not tested"},
+		{"family=none", Facts{Inference: inconclusive, Rejections: rej, Requests: 40, Interrupted: true}, Fail, "a limit (30 of 40 requests rejected)"},
+		{"family=none", Facts{Inference: fw, Rejections: rej, Requests: 40, Interrupted: true}, Fail, "a limit (30 of 40 requests rejected)"},
+		{"family=fixed_window", Facts{Inference: fw, Rejections: rej, Interrupted: true}, Untested, "not tested"},
+		{"limit=100", Facts{Inference: fwExact, Rejections: rej, Interrupted: true}, Untested, "not tested"},
 		{"family=none", Facts{Inference: none, Interrupted: true}, Untested, "not tested"},
 	}
 	for _, c := range cases {

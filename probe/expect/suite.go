@@ -228,6 +228,38 @@ func yamlError(path string, err error) error {
 // suiteExpectations reads an endpoint's expect: — a mapping (family:
 // token_bucket) or a list of KEY=VALUE strings.
 func suiteExpectations(path string, n *yaml.Node) ([]Expectation, error) {
+	out, err := suiteItems(path, n)
+	if err != nil {
+		return nil, err
+	}
+	return out, onceEach(path, n, out)
+}
+
+// onceEach refuses a key given twice in one expect: (a mapping keeps only
+// the last silently; a list would test both, one of them surely failing):
+// which was meant is the user's to say.
+func onceEach(path string, n *yaml.Node, exps []Expectation) error {
+	first := map[string]int{}
+	for i, e := range exps {
+		line := itemLine(n, i)
+		if at, ok := first[e.Key]; ok {
+			return fmt.Errorf("%s:%d: expect: key '%s' given twice (first on line %d): keep one", path, line, e.Key, at)
+		}
+		first[e.Key] = line
+	}
+	return nil
+}
+
+// itemLine is the line of the i-th expectation of expect: n.
+func itemLine(n *yaml.Node, i int) int {
+	if n.Kind == yaml.MappingNode {
+		return n.Content[2*i].Line
+	}
+	return n.Content[i].Line
+}
+
+// suiteItems parses expect: n, one expectation per key or list item.
+func suiteItems(path string, n *yaml.Node) ([]Expectation, error) {
 	var out []Expectation
 	switch n.Kind {
 	case 0:

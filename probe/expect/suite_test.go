@@ -52,3 +52,26 @@ func TestParseSuiteErrorsNameFileLineAndKey(t *testing.T) {
 		}
 	}
 }
+
+// A key given twice in one expect: is refused at the repeat's line, in a
+// mapping (yaml keeps the last silently) as in a list, spelling aside.
+func TestParseSuiteRefusesAKeyGivenTwice(t *testing.T) {
+	cases := []struct{ body, want string }{
+		{"endpoints:\n  - target: x\n    expect:\n      family: fixed_window\n      window: 60s\n      limit: 30\n      window: 30s\n",
+			"s.yaml:7: expect: key 'window' given twice (first on line 5): keep one"},
+		{"endpoints:\n  - target: x\n    expect: [window=60s, limit=30, window=30s]\n",
+			"s.yaml:3: expect: key 'window' given twice (first on line 3): keep one"},
+		{"endpoints:\n  - target: x\n    expect:\n      retry_after: present\n      retry-after: absent\n",
+			"s.yaml:5: expect: key 'retry-after' given twice (first on line 4): keep one"},
+	}
+	for _, c := range cases {
+		_, err := ParseSuite("s.yaml", []byte(c.body))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: error %v, want %q", c.body, err, c.want)
+		}
+	}
+	// The same key in two endpoints is two expectations, not a repeat.
+	if _, err := ParseSuite("s.yaml", []byte("endpoints:\n  - target: x\n    expect: {window: 60s}\n  - target: y\n    expect: {window: 30s}\n")); err != nil {
+		t.Errorf("one key per endpoint refused: %v", err)
+	}
+}
