@@ -157,7 +157,7 @@ func MergeShards(paths []string) (*Merged, error) {
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return hs[order[a]].Shard.K < hs[order[b]].Shard.K })
-	g := newMerger(hs[order[0]].Profile)
+	g := newMerger(hs[order[0]].Profile, earliestStart(hs))
 	for _, i := range order {
 		if err := g.read(paths[i]); err != nil {
 			return nil, err
@@ -166,13 +166,31 @@ func MergeShards(paths []string) (*Merged, error) {
 	return g.conclude(), nil
 }
 
+// earliestStart is the earliest of the headers' offset 0: the origin of
+// the merged run's common wall clock.
+func earliestStart(hs []StreamHeader) time.Time {
+	var t time.Time
+	for _, h := range hs {
+		if !h.Start.IsZero() && (t.IsZero() || h.Start.Before(t)) {
+			t = h.Start
+		}
+	}
+	return t
+}
+
 // merger aggregates the shards' results as they are read.
 type merger struct {
 	profile string
-	shards  []*shardRead
-	total   *Metrics
-	burst   [][]*Result // each shard's burst requests: at most ConnsCeiling per shard
-	tail    count
+	// base is the merged run's offset 0: each shard's results are moved
+	// onto it by how much later the shard's own offset 0 was. Shards told
+	// one instant move by nothing; shards told different instants (a
+	// relative --start-at resolved by each process) keep their real
+	// distance instead of appearing to have sent together.
+	base   time.Time
+	shards []*shardRead
+	total  *Metrics
+	burst  [][]*Result // each shard's burst requests: at most ConnsCeiling per shard
+	tail   count
 	// storm/backoff: each client's admitted answers' completion times,
 	// and attempts per 100 ms from offset 0 (bins grow with the run's
 	// length, not its size).
@@ -186,6 +204,7 @@ type merger struct {
 type shardRead struct {
 	path    string
 	header  StreamHeader
+	shift   time.Duration // from the merged run's offset 0 to this shard's
 	end     *StreamEnd
 	trunc   bool
 	metrics *Metrics
@@ -193,8 +212,8 @@ type shardRead struct {
 
 const clientsBin = 100 * time.Millisecond
 
-func newMerger(profile string) *merger {
-	return &merger{profile: profile, total: NewMetrics(), clientDone: map[int][]time.Duration{}, bins: map[int64]int{},
+func newMerger(profile string, base time.Time) *merger {
+	return &merger{profile: profile, base: base, total: NewMetrics(), clientDone: map[int][]time.Duration{}, bins: map[int64]int{},
 		rng: rand.New(rand.NewPCG(1, 2))}
 }
 
@@ -213,12 +232,16 @@ func (g *merger) readFrom(path string, r io.Reader) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	s := &shardRead{path: path, header: sr.Header, metrics: NewMetrics()}
+	if !g.base.IsZero() && !sr.Header.Start.IsZero() {
+		s.shift = sr.Header.Start.Sub(g.base)
+	}
 	g.burst = append(g.burst, nil)
 	for {
 		res, ok := sr.Next()
 		if !ok {
 			break
 		}
+		shiftResult(res, s.shift)
 		s.metrics.Add(res)
 		g.add(res)
 	}
@@ -229,6 +252,15 @@ func (g *merger) readFrom(path string, r io.Reader) error {
 	g.shards = append(g.shards, s)
 	g.total.Merge(s.metrics)
 	return nil
+}
+
+// shiftResult moves r's instants by d (a result never answered keeps its
+// FirstByte at 0).
+func shiftResult(r *Result, d time.Duration) {
+	r.Scheduled, r.Sent, r.Done = r.Scheduled+d, r.Sent+d, r.Done+d
+	if r.FirstByte != 0 {
+		r.FirstByte += d
+	}
 }
 
 func (g *merger) add(r *Result) {
@@ -260,6 +292,12 @@ func (g *merger) conclude() *Merged {
 	first := g.shards[0]
 	m := &Merged{RunID: first.header.RunID, Header: first.header, Summary: g.total.Summary(), Concluded: true}
 	m.Header.Shard, m.Header.BeganAt, m.Header.Host = nil, time.Time{}, ""
+	if !g.base.IsZero() {
+		m.Header.Start = g.base
+		if !m.Header.StartAt.IsZero() {
+			m.Header.StartAt = g.base
+		}
+	}
 	hosts := map[string]bool{}
 	var lo, hi time.Time
 	for _, s := range g.shards {
@@ -285,7 +323,7 @@ func (g *merger) conclude() *Merged {
 			m.Stopped = string(StopInterrupted)
 		}
 		if s.end != nil {
-			m.Elapsed = max(m.Elapsed, time.Duration(s.end.Elapsed))
+			m.Elapsed = max(m.Elapsed, s.shift+time.Duration(s.end.Elapsed))
 			for _, n := range s.end.Notes {
 				m.Notes = append(m.Notes, fmt.Sprintf("shard %s: %s", h.Shard, n))
 			}
@@ -298,22 +336,42 @@ func (g *merger) conclude() *Merged {
 		m.Shards = append(m.Shards, sum)
 	}
 	m.StartSpread = hi.Sub(lo)
+	if note := g.startsApart(); note != "" {
+		m.Notes = append(m.Notes, note)
+	}
 	if len(hosts) > 1 {
 		m.Notes = append(m.Notes, fmt.Sprintf("the shards ran on %d hosts: times across them compare only up to the hosts' clock offset (NTP typically keeps a LAN within ~1 ms)", len(hosts)))
 	}
 	m.Sample = g.sample
 	m.Sampled = g.seen > len(g.sample)
 	sort.SliceStable(m.Sample, func(i, j int) bool { return m.Sample[i].Sent < m.Sample[j].Sent })
-	if m.Concluded {
-		m.Report = g.report(m.Summary)
-	} else {
-		m.Report = Report{Profile: g.profile, Summary: m.Summary, Verdict: fmt.Sprintf(
-			"%s profile over %d shards: %d requests, %d admitted, %d rejected, %d errors (a shard ended before its verdict: these are the recorded requests' counts)",
-			g.profile, len(g.shards), m.Summary.Requests, m.Summary.Admitted, m.Summary.Rejected, m.Summary.Errors)}
-	}
+	m.Report = g.verdict(m)
 	if why := untested(m.Summary, StopReason(m.Stopped)); why != "" {
 		m.Report.Verdict = "not tested: " + why
 	}
 	m.Report.Notes = m.Notes
 	return m
+}
+
+// verdict is the merged run's report: the profile's conclusion over every
+// shard when each of them concluded, else the recorded requests' counts. A
+// burst whose shards went out further apart than one instant concludes
+// nothing about one burst (Concluded turns false), whatever its counts.
+func (g *merger) verdict(m *Merged) Report {
+	outOfStep := g.outOfStep()
+	if outOfStep != "" {
+		m.Notes = append(m.Notes, outOfStep)
+	}
+	switch {
+	case m.Concluded && outOfStep != "":
+		m.Concluded = false
+		rep := g.report(m.Summary)
+		rep.Verdict = notOneInstantVerdict(rep, outOfStep)
+		return rep
+	case m.Concluded:
+		return g.report(m.Summary)
+	}
+	return Report{Profile: g.profile, Summary: m.Summary, Verdict: fmt.Sprintf(
+		"%s profile over %d shards: %d requests, %d admitted, %d rejected, %d errors (a shard ended before its verdict: these are the recorded requests' counts)",
+		g.profile, len(g.shards), m.Summary.Requests, m.Summary.Admitted, m.Summary.Rejected, m.Summary.Errors)}
 }

@@ -122,3 +122,84 @@ func fixedBinRates(bins map[int64]int, bin, end time.Duration) (rates []float64,
 	}
 	return out, partial
 }
+
+// oneInstant is how far apart, on the shards' common wall clock, the
+// shards' parts of a burst may go out and still be one burst: ten times
+// what hosts' clocks agree to on an NTP-synchronised LAN (~1 ms) and what
+// four shards on one machine reached (0.93–1.21 ms, README "Beyond one
+// machine"); a limiter refilling 100/s gains one token in it.
+const oneInstant = 10 * time.Millisecond
+
+// shardRelease is when the shards' parts of a burst went out, on the common
+// clock: the earliest and the latest shard's first send.
+type shardRelease struct {
+	apart       time.Duration
+	first, last *shardRead
+}
+
+// burstRelease finds the earliest and latest shard release of the burst;
+// ok is false when fewer than two shards sent part of it.
+func (g *merger) burstRelease() (r shardRelease, ok bool) {
+	var lo, hi time.Duration
+	for i, rs := range g.burst {
+		if len(rs) == 0 {
+			continue
+		}
+		at := firstSent(rs)
+		if r.first == nil || at < lo {
+			r.first, lo = g.shards[i], at
+		}
+		if r.last == nil || at > hi {
+			r.last, hi = g.shards[i], at
+		}
+	}
+	r.apart = hi - lo
+	return r, r.first != nil && r.first != r.last
+}
+
+// outOfStep says, for a burst whose shards released their parts further
+// apart than oneInstant, that the limiter saw several bursts and how to
+// fix it; "" when they kept to one instant (or the profile is no burst).
+func (g *merger) outOfStep() string {
+	r, ok := g.burstRelease()
+	if g.profile != "burst" || !ok || r.apart <= oneInstant {
+		return ""
+	}
+	fix := fmt.Sprintf("shard %s was late to the common instant: give --idle time enough to open its connections", r.last.header.Shard)
+	if !r.first.header.Start.Equal(r.last.header.Start) {
+		fix = "give every shard the same absolute --start-at (a relative +DURATION is resolved by each process on its own)"
+	}
+	return fmt.Sprintf("the burst was NOT released at one instant: shard %s sent its part %s after shard %s on the shards' common wall clock (one instant allows %s), so the limiter saw separate bursts; %s",
+		r.last.header.Shard, ms(r.apart), r.first.header.Shard, ms(oneInstant), fix)
+}
+
+// startsApart says, when the shards were told different start instants,
+// how far apart and that their results are placed on one clock; "" when
+// they were told one.
+func (g *merger) startsApart() string {
+	var first, last *shardRead
+	for _, s := range g.shards {
+		if s.header.Start.IsZero() {
+			continue
+		}
+		if first == nil || s.shift < first.shift {
+			first = s
+		}
+		if last == nil || s.shift > last.shift {
+			last = s
+		}
+	}
+	if first == nil || first.shift == last.shift {
+		return ""
+	}
+	return fmt.Sprintf("the shards were told different start instants: shard %s's is %s after shard %s's; their results are placed on one wall clock, from the earliest",
+		last.header.Shard, ms(last.shift-first.shift), first.header.Shard)
+}
+
+// notOneInstantVerdict is a merged burst's verdict when its shards were
+// out of step: the counts, and why they are no test of one burst.
+func notOneInstantVerdict(rep Report, why string) string {
+	b := rep.Metrics.Burst
+	return fmt.Sprintf("burst of %d: %d admitted (%d delayed), %d rejected, sent over %s — %s",
+		b.Size, b.Admitted, b.Delayed, b.Rejected, ms(b.SendSpread), why)
+}
