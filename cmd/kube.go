@@ -2,16 +2,13 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/ratecheck/ratecheck/attack"
 )
@@ -31,9 +28,10 @@ type kubeJobFlags struct {
 
 func newKubeCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "kube",
-		Short: "Kubernetes manifests that run ratecheck on many machines",
-		Args:  cobra.NoArgs,
+		Use:     "kube",
+		Short:   "Kubernetes manifests that run ratecheck on many machines",
+		Example: kubeJobExample,
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return usageErr("kube needs a subcommand: job; see '%s --help'", c.CommandPath())
 		},
@@ -41,6 +39,13 @@ func newKubeCmd() *cobra.Command {
 	c.AddCommand(newKubeJobCmd())
 	return c
 }
+
+// kubeJobExample is the help's example of kube and of kube job: eight pods,
+// their streams in their logs, then the same on a volume claim.
+const kubeJobExample = `  ratecheck kube job --shards 8 --start-in 60s --image registry.example/ratecheck:v1 -- \
+      attack --profile steady --rate 40000/s --duration 60s http://gateway.internal/ | kubectl apply -f -
+  ratecheck kube job --shards 4 --name burst-gw --namespace load --cpu 1500m --memory 1Gi --results pvc:runs -- \
+      attack --profile burst --burst 4000 --max-conns 8000 https://gateway.internal/ | kubectl apply -f -`
 
 func newKubeJobCmd() *cobra.Command {
 	var f kubeJobFlags
@@ -57,10 +62,9 @@ Each pod writes its results stream (JSON Lines) to its log (--results stdout)
 or to a ReadWriteMany volume claim (--results pvc:CLAIM, one file per pod).
 Collect the streams and merge them with 'ratecheck report' (README: "Beyond
 one machine").`,
-		Example: `  ratecheck kube job --shards 8 --start-in 60s --image registry.example/ratecheck:v1 -- \
-      attack --profile steady --rate 40000/s --duration 60s http://gateway.internal/ | kubectl apply -f -`,
-		Args: cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error { return runKubeJob(c, &f, args) },
+		Example: kubeJobExample,
+		Args:    cobra.ArbitraryArgs,
+		RunE:    func(c *cobra.Command, args []string) error { return runKubeJob(c, &f, args) },
 	}
 	fs := c.Flags()
 	fs.IntVar(&f.shards, "shards", 0, "how many pods (shards) share the attack (required)")
@@ -84,6 +88,9 @@ func runKubeJob(c *cobra.Command, f *kubeJobFlags, args []string) error {
 	}
 	if f.startIn < 5*time.Second {
 		return usageErr("--start-in %s is too short for pods to be scheduled: give at least 5s (60s is typical)", f.startIn)
+	}
+	if err := f.check(); err != nil {
+		return err
 	}
 	// Parse the attack's command line as attack would, so a mistake is
 	// found here rather than in eight pods.
@@ -117,16 +124,7 @@ func runKubeJob(c *cobra.Command, f *kubeJobFlags, args []string) error {
 	}
 	startAt := time.Now().Add(f.startIn).UTC().Truncate(time.Millisecond)
 	runID := deriveRunID(ac, target, startAt)
-	job, err := f.job(attackArgs, startAt, runID, maxDur)
-	if err != nil {
-		return err
-	}
-	b, err := yaml.Marshal(job)
-	if err != nil {
-		return err
-	}
-	_, err = c.OutOrStdout().Write(b)
-	return err
+	return writeYAML(c.OutOrStdout(), f.job(attackArgs, startAt, runID, maxDur))
 }
 
 // shardBudget is the --max-requests each pod of a steady attack needs for
@@ -159,87 +157,124 @@ func shardBudget(ac *cobra.Command, shards int) (int, error) {
 // resultsDir is where a pod writes its stream with --results pvc:CLAIM.
 const resultsDir = "/results"
 
+// The pods' identity: distroless's "nonroot" user and group, which the
+// image runs as.
+const nonrootID = 65532
+
+// antiAffinityWeight is the highest a preference can weigh: the scheduler
+// puts two shards on one node only when it has no other.
+const antiAffinityWeight = 100
+
+// check refuses, before anything is printed, the Job flags that Kubernetes
+// would refuse when the manifest is applied (or, for the pods, only later).
+func (f *kubeJobFlags) check() error {
+	if f.name != "" {
+		if err := checkJobName(f.name, f.shards); err != nil {
+			return err
+		}
+	}
+	if f.namespace != "" && !isDNSLabel(f.namespace) {
+		return usageErr("--namespace %q: a namespace is a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most %d characters", f.namespace, kubeLabelMax)
+	}
+	if !kubePositiveQuantity(f.cpu) {
+		return usageErr("--cpu %q is not a positive Kubernetes quantity: give cores or millicores above zero (e.g. 2 or 1500m)", f.cpu)
+	}
+	if !kubePositiveQuantity(f.memory) {
+		return usageErr("--memory %q is not a positive Kubernetes quantity: give bytes above zero with a suffix such as Mi or Gi (e.g. 512Mi or 2Gi)", f.memory)
+	}
+	if claim, ok := strings.CutPrefix(f.results, "pvc:"); f.results != "stdout" && (!ok || claim == "") {
+		return usageErr("--results %q: use stdout or pvc:CLAIM", f.results)
+	}
+	return nil
+}
+
 // job builds the Indexed Job running attackArgs as f.shards shards.
-func (f *kubeJobFlags) job(attackArgs []string, startAt time.Time, runID string, maxDur time.Duration) (*batchv1.Job, error) {
-	cpu, err := resource.ParseQuantity(f.cpu)
-	if err != nil {
-		return nil, usageErr("--cpu %q: %v (e.g. 2 or 1500m)", f.cpu, err)
-	}
-	mem, err := resource.ParseQuantity(f.memory)
-	if err != nil {
-		return nil, usageErr("--memory %q: %v (e.g. 512Mi)", f.memory, err)
-	}
+func (f *kubeJobFlags) job(attackArgs []string, startAt time.Time, runID string, maxDur time.Duration) *kubeJob {
 	name := f.name
 	if name == "" {
 		name = "ratecheck-" + runID
 	}
 	labels := map[string]string{"app.kubernetes.io/name": "ratecheck", "ratecheck/run-id": runID}
+	return &kubeJob{
+		APIVersion: "batch/v1",
+		Kind:       "Job",
+		Metadata:   kubeMeta{Name: name, Namespace: f.namespace, Labels: labels},
+		Spec: kubeJobSpec{
+			CompletionMode: "Indexed",
+			Completions:    f.shards,
+			Parallelism:    f.shards,
+			// A retried pod would start after the common instant and
+			// refuse to run: no retries, and the whole Job ends by the
+			// run's own budget.
+			BackoffLimit:          0,
+			ActiveDeadlineSeconds: int64((f.startIn + maxDur + f.grace).Seconds()),
+			Template: kubePodTemplate{
+				Metadata: kubeMeta{Labels: labels},
+				Spec:     f.pod(attackArgs, startAt, runID),
+			},
+		},
+	}
+}
+
+// pod is the pod of every shard: one container, unprivileged, its pods
+// spread over the nodes.
+func (f *kubeJobFlags) pod(attackArgs []string, startAt time.Time, runID string) kubePodSpec {
 	args := []string{"attack", "--quiet",
 		"--shard", fmt.Sprintf("auto/%d", f.shards),
 		"--start-at", startAt.Format(time.RFC3339Nano),
 		"--run-id", runID}
-	var volumes []corev1.Volume
-	var mounts []corev1.VolumeMount
-	switch {
-	case f.results == "stdout":
+	out, volumes, mounts := f.out(runID)
+	res := kubeResourceList{CPU: f.cpu, Memory: f.memory}
+	return kubePodSpec{
+		RestartPolicy: "Never",
+		// One pod per node where possible: each shard then has its own
+		// address and its own cores.
+		Affinity: kubeAffinity{PodAntiAffinity: kubeAntiAffinity{Preferred: []kubeWeightedTerm{{
+			Weight: antiAffinityWeight,
+			Term: kubeAffinityTerm{TopologyKey: "kubernetes.io/hostname",
+				LabelSelector: kubeSelector{MatchLabels: map[string]string{"ratecheck/run-id": runID}}},
+		}}}},
+		SecurityContext: kubePodSecurity{RunAsNonRoot: true, RunAsUser: nonrootID, RunAsGroup: nonrootID,
+			SeccompProfile: kubeSeccomp{Type: "RuntimeDefault"}},
+		Volumes: volumes,
+		Containers: []kubeContainer{{
+			Name:      "ratecheck",
+			Image:     f.image,
+			Args:      append(append(args, "--out", out), attackArgs...),
+			Env:       []kubeEnvVar{{Name: envShards, Value: fmt.Sprint(f.shards)}},
+			Resources: kubeResources{Requests: res, Limits: res},
+			// No privilege at all, so a burst is released at normal
+			// priority, as on a user's machine without capabilities.
+			SecurityContext: kubeContainerSecurity{AllowPrivilegeEscalation: false, ReadOnlyRootFilesystem: true,
+				Capabilities: kubeCapabilities{Drop: []string{"ALL"}}},
+			VolumeMounts: mounts,
+		}},
+	}
+}
+
+// out is where a pod writes its results stream (--out), with the volume
+// that takes it (none for stdout).
+func (f *kubeJobFlags) out(runID string) (string, []kubeVolume, []kubeVolumeMount) {
+	claim, ok := strings.CutPrefix(f.results, "pvc:")
+	if !ok {
 		// The stream is the log: header first, end record last, and
 		// nothing else is written to either output before the end.
-		args = append(args, "--out", "/dev/stdout")
-	case strings.HasPrefix(f.results, "pvc:") && len(f.results) > len("pvc:"):
-		claim := strings.TrimPrefix(f.results, "pvc:")
-		volumes = []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}}
-		mounts = []corev1.VolumeMount{{Name: "results", MountPath: resultsDir}}
-		// Kubernetes expands $(VAR) in args from the container's env.
-		out := fmt.Sprintf("%s/%s-index-$(JOB_COMPLETION_INDEX).jsonl", resultsDir, runID)
-		args = append(args, "--out", out)
-	default:
-		return nil, usageErr("--results %q: use stdout or pvc:CLAIM", f.results)
+		return "/dev/stdout", nil, nil
 	}
-	args = append(args, attackArgs...)
-	n := int32(f.shards)
-	indexed := batchv1.IndexedCompletion
-	// A retried pod would start after the common instant and refuse to
-	// run: no retries, and the whole Job ends by the run's own budget.
-	backoff := int32(0)
-	deadline := int64((f.startIn + maxDur + f.grace).Seconds())
-	yes, no := true, false
-	uid := int64(65532) // distroless "nonroot"
-	res := corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem}
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.namespace, Labels: labels},
-		Spec: batchv1.JobSpec{
-			CompletionMode:        &indexed,
-			Completions:           &n,
-			Parallelism:           &n,
-			BackoffLimit:          &backoff,
-			ActiveDeadlineSeconds: &deadline,
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					// One pod per node where possible: each shard then
-					// has its own address and its own cores.
-					Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-						PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100,
-							PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: "kubernetes.io/hostname",
-								LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"ratecheck/run-id": runID}}}}}}},
-					SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: &yes, RunAsUser: &uid, RunAsGroup: &uid,
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
-					Volumes: volumes,
-					Containers: []corev1.Container{{
-						Name:      "ratecheck",
-						Image:     f.image,
-						Args:      args,
-						Env:       []corev1.EnvVar{{Name: envShards, Value: fmt.Sprint(f.shards)}},
-						Resources: corev1.ResourceRequirements{Requests: res, Limits: res},
-						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: &no, ReadOnlyRootFilesystem: &yes,
-							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
-						VolumeMounts: mounts,
-					}},
-				},
-			},
-		},
-	}, nil
+	volumes := []kubeVolume{{Name: "results", PersistentVolumeClaim: kubeClaimRef{ClaimName: claim}}}
+	mounts := []kubeVolumeMount{{Name: "results", MountPath: resultsDir}}
+	// Kubernetes expands $(VAR) in args from the container's env.
+	return fmt.Sprintf("%s/%s-index-$(JOB_COMPLETION_INDEX).jsonl", resultsDir, runID), volumes, mounts
+}
+
+// writeYAML prints the manifest as kubectl does: two-space indents, list
+// items level with their key.
+func writeYAML(w io.Writer, v any) error {
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	enc.CompactSeqIndent()
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return enc.Close()
 }

@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"bytes"
+	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +11,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/ratecheck/ratecheck/attack"
@@ -113,12 +117,138 @@ func TestKubeJobRefusals(t *testing.T) {
 		{[]string{"--shards", "4", "--", "attack", "--shard", "1/4", "http://x/"}, "sets --shard: kube job sets it"},
 		{[]string{"--shards", "4", "--", "attack", "--profile", "burst", "builtin:none"}, "must be an http(s) URL"},
 		{[]string{"--shards", "4", "--", "attack", "--bogus", "http://x/"}, "unknown flag: --bogus"},
-		{[]string{"--shards", "4", "--cpu", "lots", "--", "attack", "--profile", "burst", "http://x/"}, "--cpu \"lots\""},
+		{[]string{"--shards", "4", "--cpu", "lots", "--", "attack", "--profile", "burst", "http://x/"}, "--cpu \"lots\" is not a positive Kubernetes quantity"},
+		{[]string{"--shards", "4", "--cpu", "-1", "--", "attack", "--profile", "burst", "http://x/"}, "--cpu \"-1\" is not a positive Kubernetes quantity"},
+		{[]string{"--shards", "4", "--cpu", "0m", "--", "attack", "--profile", "burst", "http://x/"}, "--cpu \"0m\" is not a positive"},
+		{[]string{"--shards", "4", "--memory", "-512Mi", "--", "attack", "--profile", "burst", "http://x/"}, "--memory \"-512Mi\" is not a positive Kubernetes quantity"},
+		{[]string{"--shards", "4", "--memory", "512MB", "--", "attack", "--profile", "burst", "http://x/"}, "--memory \"512MB\" is not a positive"},
+		{[]string{"--shards", "4", "--name", "Bad_Name!", "--", "attack", "--profile", "burst", "http://x/"}, "--name \"Bad_Name!\": a Job name must be a DNS-1123 label"},
+		{[]string{"--shards", "4", "--name", "load-", "--", "attack", "--profile", "burst", "http://x/"}, "starting and ending with a letter or digit"},
+		{[]string{"--shards", "4", "--namespace", "Load", "--", "attack", "--profile", "burst", "http://x/"}, "--namespace \"Load\": a namespace is a DNS-1123 label"},
+		{[]string{"--shards", "4", "--results", "pvc:", "--", "attack", "--profile", "burst", "http://x/"}, "--results \"pvc:\": use stdout or pvc:CLAIM"},
 		{[]string{"--shards", "4", "--", "attack", "--profile", "steady", "--rate", "1000/s", "--duration", "60s", "--max-requests", "100", "http://x/"}, "raise it to 15000"},
 	} {
-		code, _, errs := runCmd(t, append([]string{"kube", "job"}, c.args...)...)
-		if code != ExitUsage || !strings.Contains(errs, c.want) {
-			t.Errorf("%q: exit %d, %q; want exit 2 with %q", c.args, code, errs, c.want)
+		code, out, errs := runCmd(t, append([]string{"kube", "job"}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2, no manifest and one line with %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// The Job controller names each pod's host NAME-INDEX, a DNS label of at
+// most 63: the longest --name leaves room for the last index.
+func TestKubeJobNameLeavesRoomForThePodIndex(t *testing.T) {
+	for _, c := range []struct {
+		shards, longest int
+	}{{8, 61}, {11, 60}, {1, 61}} {
+		job := func(name string) (int, string, string) {
+			return runCmd(t, "kube", "job", "--shards", fmt.Sprint(c.shards), "--name", name, "--", "attack", "--profile", "burst", "http://x/")
+		}
+		fits := "r" + strings.Repeat("0", c.longest-1)
+		code, out, errs := job(fits)
+		if code != ExitOK || decodeJob(t, out).Name != fits {
+			t.Errorf("%d shards, a name of %d: exit %d, %s", c.shards, c.longest, code, errs)
+		}
+		code, _, errs = job(fits + "0")
+		want := fmt.Sprintf("use at most %d for the name", c.longest)
+		if code != ExitUsage || !strings.Contains(errs, want) {
+			t.Errorf("%d shards, a name of %d: exit %d, %q; want exit 2 with %q", c.shards, c.longest+1, code, errs, want)
+		}
+	}
+}
+
+// Quantities as Kubernetes reads them: each is accepted as a positive
+// --cpu/--memory exactly when resource.ParseQuantity parses it above zero.
+var kubeQuantities = []string{
+	"2", "1500m", "0.5", ".5", "1.", "+1", "007", "1e3", "1E3", "1e-3", "5E-1", "1e+3", "512Mi", "1Gi", "1.5Gi", "1Ei", "1E",
+	"1.Ki", "1.e3", "100n", "1u", "0.0000000001", "99999999999999999999", "1k", "2T", "3P",
+	"", "0", "-1", "-512Mi", "0m", "0.0", "00", "-0", "+0.0", "+", "-", ".", "lots", "512MB", "1mi", "1ki", "1KI", "1K",
+	"1e", "1e+", "1E-", "1.5.5", "1 ", " 1", "0x10", "1_000", "1e3.5", "1Ki3", "2 cores", "1e99999999999999999999", "1m1", "m", "Mi",
+}
+
+func kubernetesPositive(s string) bool {
+	q, err := resource.ParseQuantity(s)
+	return err == nil && q.Sign() > 0
+}
+
+func TestKubeQuantityAsKubernetesReadsIt(t *testing.T) {
+	for _, s := range kubeQuantities {
+		if got, want := kubePositiveQuantity(s), kubernetesPositive(s); got != want {
+			t.Errorf("%q: accepted %v, Kubernetes parses it positive %v", s, got, want)
+		}
+	}
+}
+
+func FuzzKubeQuantity(f *testing.F) {
+	for _, s := range kubeQuantities {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.ContainsAny(s, "eE") && len(s) > 8 {
+			t.Skip("a long exponent: ParseQuantity would build a number of that many digits")
+		}
+		if got, want := kubePositiveQuantity(s), kubernetesPositive(s); got != want {
+			t.Errorf("%q: accepted %v, Kubernetes parses it positive %v", s, got, want)
+		}
+	})
+}
+
+// The manifest is read by kubectl's YAML (sigs.k8s.io/yaml, YAML 1.1):
+// every string the user gives comes back a string, unchanged, however much
+// it looks like a number, a boolean, a date or a null.
+func TestKubeManifestStringsSurviveKubectl(t *testing.T) {
+	tricky := []string{"yes", "no", "on", "off", "y", "N", "true", "null", "~", "", "1_000", "0b101", "0x1F", "0o17", "017", "1e3", ".inf", "-.5",
+		"1:20", "2026-12-01", "2026-12-01T10:00:00Z", "X-Opt: yes", "#not a comment", "- item", "[1]", "{a: 1}", "*alias", "&anchor", "!tag", "|", ">",
+		"@", "`", "'", "\"", "line\nbreak", " padded ", "é", "$(JOB_COMPLETION_INDEX)"}
+	f := kubeJobFlags{shards: 2, image: "yes", namespace: "on", name: "y", cpu: "1e3", memory: "017", results: "pvc:0x1F", startIn: time.Minute, grace: time.Minute}
+	var b bytes.Buffer
+	if err := writeYAML(&b, f.job(tricky, time.Now(), "1_000", time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	job := decodeJob(t, b.String())
+	c := job.Spec.Template.Spec.Containers[0]
+	if got := c.Args[len(c.Args)-len(tricky):]; !slices.Equal(got, tricky) {
+		t.Errorf("args came back %q\n%s", got, b.String())
+	}
+	if c.Image != "yes" || job.Namespace != "on" || job.Name != "y" || job.Labels["ratecheck/run-id"] != "1_000" ||
+		c.Resources.Limits.Cpu().Value() != 1000 || c.Resources.Requests.Memory().Value() != 17 || job.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "0x1F" {
+		t.Errorf("a field changed type on the way:\n%s", b.String())
+	}
+}
+
+// kubectl's order: the type, the metadata, then the spec; no status.
+func TestKubeJobReadsInKubernetesOrder(t *testing.T) {
+	_, out, _ := runCmd(t, "kube", "job", "--shards", "2", "--", "attack", "--profile", "burst", "http://x/")
+	if !strings.HasPrefix(out, "apiVersion: batch/v1\nkind: Job\nmetadata:\n") || strings.Index(out, "\nspec:\n") < strings.Index(out, "\nmetadata:") ||
+		strings.Contains(out, "status:") || !strings.Contains(out, "\n      - name: ratecheck\n") {
+		t.Errorf("manifest:\n%s", out)
+	}
+}
+
+// Kubernetes' Go modules serve only the tests: the manifest is written
+// without them, so every user's binary goes without some 11 MB.
+func TestKubeNotLinkedIntoTheBinary(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the binary's packages")
+	}
+	out, err := exec.Command(gobin, "list", "-deps", "github.com/ratecheck/ratecheck").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.HasPrefix(pkg, "k8s.io/") || strings.HasPrefix(pkg, "sigs.k8s.io/") {
+			t.Errorf("the binary links %s", pkg)
+		}
+	}
+}
+
+// kube and kube job show how they are used.
+func TestKubeHelpHasExamples(t *testing.T) {
+	for _, cmd := range [][]string{{"kube", "--help"}, {"kube", "job", "--help"}} {
+		code, out, _ := runCmd(t, cmd...)
+		if code != ExitOK || !strings.Contains(out, "Examples:\n  ratecheck kube job --shards") || !strings.Contains(out, "| kubectl apply -f -") {
+			t.Errorf("%q: exit %d\n%s", cmd, code, out)
 		}
 	}
 }
