@@ -397,6 +397,7 @@ for rep in $(seq "$BURSTS"); do
 				timed rc-burst "${pre[@]}" "$RC" attack --profile burst --burst 100 --idle 1s "${RC_TRUST[@]}" \
 					--out "$WORK/rc-burst.jsonl" -o json "$url"
 				self="own send spread $(ms "$(jget "$WORK/rc-burst.out" metrics.send_spread_ns)") ms, real-time priority $(jget "$WORK/rc-burst.out" metrics.realtime_release)"
+				rm -f "$WORK/rc-burst.jsonl" # the next burst's --out: ratecheck never writes over one
 				;;
 			vegeta)
 				timed vg-burst "$VG" attack -lazy -targets="$WORK/targets100-$scheme.txt" "${VG_TRUST[@]}" -rate=0 \

@@ -200,6 +200,10 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err != nil {
 		return err
 	}
+	path := f.outPath("attack")
+	if err := guardStreams(c, []string{path}); err != nil {
+		return err
+	}
 	ctx, tgt, done, err := startRun(c, spec)
 	if err != nil {
 		return err
@@ -209,7 +213,6 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err != nil {
 		return err
 	}
-	path := f.outPath("attack")
 	opts := map[string]string{}
 	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxDuration)
@@ -227,16 +230,18 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, res.StreamErr)
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "results: %s\n", path)
+	err = withHTTPSHint(res, tgt.URL, err)
 	if !res.Concluded {
 		// The profile could not finish its experiment. Partial data is
 		// kept; say what was measured before failing.
 		return exitWith(ExitUntested, fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path))
 	}
-	rep := res.Report
-	if err := writeAttackOutputs(c, spec, path, rep); err != nil {
+	// The verdict first, then the files: a file that cannot be written
+	// must not cost the user the answer (the run is in its stream).
+	if err := printAttack(c, f, spec, path, res); err != nil {
 		return err
 	}
-	if err := printAttack(c, f, spec, path, res); err != nil {
+	if err := writeAttackOutputs(c, spec, path, res.Report); err != nil {
 		return err
 	}
 	switch {

@@ -24,6 +24,7 @@ func TestAttackUntestedExits3WithTheCause(t *testing.T) {
 		t.Fatalf("stderr %q does not end with the cause", stderr)
 	}
 	// The -o json document says it too.
+	out = filepath.Join(t.TempDir(), "r.jsonl") // --out is never written over
 	code, stdout, _ = runCmd(t, "attack", "--profile", "steady", "--rate", "100/s", "--duration", "50ms", "-o", "json", "--quiet", "--out", out, "http://127.0.0.1:1/")
 	var doc struct {
 		Verdict  string

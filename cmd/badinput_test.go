@@ -103,6 +103,14 @@ type badInputCase struct {
 	// interruptWhen, when set, is polled while the command runs; SIGINT is
 	// sent as soon as it holds. The command must not have ended before.
 	interruptWhen func(r *runningCase) bool
+	// first: stderr's first line holds each of these.
+	first []string
+	// sent: exit 2 came after traffic was sent (a report file that could
+	// not be written once the run was over), so the output is not one line.
+	sent bool
+	// meanwhile, when set, runs beside the command until the case is over
+	// (ended closed): work done to it mid-run, such as removing a directory.
+	meanwhile func(r *runningCase, ended <-chan struct{})
 	// check asserts anything more on the finished run.
 	check func(t *testing.T, r *runningCase)
 	// then runs next, in the same directory (e.g. report of the stream the
@@ -413,6 +421,16 @@ func TestBadInputMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the bad-input matrix runs the real binary (about 40 s)")
 	}
+	cases := badInputCases()
+	if len(cases) < 40 {
+		t.Fatalf("the matrix has %d cases; issue #12 asks for at least 40", len(cases))
+	}
+	runBadInputMatrix(t, cases)
+}
+
+// runBadInputMatrix runs every case as a subtest of t, each in a directory
+// of its own, with the misbehaving servers up.
+func runBadInputMatrix(t *testing.T, cases []badInputCase) {
 	bin := ratecheckBinary(t)
 	nginxDir, err := filepath.Abs(filepath.Join("..", "testdata", "nginx"))
 	if err != nil {
@@ -421,10 +439,6 @@ func TestBadInputMatrix(t *testing.T) {
 	srv := startMisbehaving(t)
 	repl := []string{"{nginx}", nginxDir, "{hang}", srv.hang, "{reset}", srv.reset, "{garbage}", srv.garbage,
 		"{404}", srv.s404, "{301}", srv.s301, "{500}", srv.s500, "{busy}", srv.busy}
-	cases := badInputCases()
-	if len(cases) < 40 {
-		t.Fatalf("the matrix has %d cases; issue #12 asks for at least 40", len(cases))
-	}
 	seen := map[string]bool{}
 	for _, c := range cases {
 		if seen[c.name] {
@@ -454,6 +468,7 @@ func runBadInputCase(t *testing.T, bin, dir string, r *strings.Replacer, c *badI
 		}
 	}
 	before := jsonlFiles(dir)
+	inputs := hashInputs(t, dir, c.files)
 	tmp := filepath.Join(dir, "tmp") // the command's TMPDIR: nginx's private directories go there
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		t.Fatal(err)
@@ -482,6 +497,11 @@ func runBadInputCase(t *testing.T, bin, dir string, r *strings.Replacer, c *badI
 	pgid := cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	ended := make(chan struct{})
+	defer close(ended)
+	if c.meanwhile != nil {
+		go c.meanwhile(rc, ended)
+	}
 	// Checked however the case ends (a Fatal included); by then the command
 	// has exited, or is killed with its group.
 	defer func() { assertNothingLeftBy(t, pgid, dir, tmp, rc.stdout.String()+rc.stderr.String()) }()
@@ -549,7 +569,14 @@ func runBadInputCase(t *testing.T, bin, dir string, r *strings.Replacer, c *badI
 	if !found {
 		t.Errorf("no line %q… holding all of %q\n%s", prefix, c.msg, show)
 	}
-	if c.code == ExitUsage {
+	first, _, _ := strings.Cut(stderr, "\n")
+	for _, s := range c.first {
+		if !strings.Contains(first, s) {
+			t.Errorf("stderr's first line %q lacks %q\n%s", first, s, show)
+		}
+	}
+	assertInputsUnchanged(t, dir, inputs)
+	if c.code == ExitUsage && !c.sent {
 		// A usage error is said before anything is sent: one line, no
 		// results stream.
 		if n := strings.Count(strings.TrimRight(stderr, "\n"), "\n"); n != 0 || stdout != "" {

@@ -71,7 +71,8 @@ check"). Unknown keys are errors naming the key and its line.`,
 	f.register(c)
 	registerTargetFlags(c)
 	fs := c.Flags()
-	fs.DurationVar(&f.maxTime, "max-time", probe.DefaultMaxTime, "time budget of each probe")
+	fs.DurationVar(&f.maxTime, flagMaxTime, probe.DefaultMaxTime, "time budget of each probe")
+	hideMaxDuration(c)
 	fs.StringArrayVarP(&f.expects, "expect", "e", nil, "expectation KEY=VALUE (repeatable), e.g. family=token_bucket, rate=10/s±10%")
 	fs.StringVar(&f.minGrade, "min-grade", "", "fail unless the response-contract grade is at least this letter (A+, A, B, C, D)")
 	fs.StringVar(&f.config, "config", "", "YAML file listing endpoints and their expectations")
@@ -94,6 +95,9 @@ type checkEndpoint struct {
 }
 
 func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
+	if err := oneTimeBudget(c, true); err != nil {
+		return err
+	}
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -145,6 +149,9 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 	paths, err := checkOutPaths(f.out, len(eps), time.Now())
 	if err != nil {
 		return usageErr("--out: %v", err)
+	}
+	if err := guardStreams(c, paths); err != nil {
+		return err
 	}
 	ctx, stop := interruptible(c)
 	defer stop()
@@ -217,8 +224,10 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 		}
 	}
 	doc.Outcome = checkOutcome(doc.Runs)
-	if ctx.Err() != nil {
-		doc.Outcome = expect.Untested // interrupted: no verdict (see checkExit)
+	if ctx.Err() != nil && doc.Outcome != expect.Fail {
+		// Interrupted: no verdict but what the data already refutes
+		// (expect.Evaluate; see checkExit).
+		doc.Outcome = expect.Untested
 	}
 	if f.output == "json" {
 		if err := report.WriteJSON(w, doc); err != nil {
@@ -271,11 +280,13 @@ func checkExit(interrupted bool, doc report.Document) error {
 		}
 	}
 	switch {
-	case interrupted:
-		// A cut-short probe may get anything wrong: never a verdict.
-		return exitWith(ExitUntested, errors.New("interrupted: the run was cut short, so no expectation was tested"))
 	case len(failed) > 0:
+		// Even a cut-short run fails what its data refutes (a rejection
+		// refutes family=none); expect.Evaluate leaves the rest untested.
 		return exitWith(ExitFailed, fmt.Errorf("check failed: %d of %d expectations do not hold: %s", len(failed), total, strings.Join(failed, "; ")))
+	case interrupted:
+		// A cut-short probe may get anything else wrong: no verdict.
+		return exitWith(ExitUntested, errors.New("interrupted: the run was cut short, so no expectation was tested"))
 	case doc.Outcome != expect.Pass:
 		return exitWith(ExitUntested, fmt.Errorf("check could not test %d of %d expectations: %s", len(untested), total, strings.Join(untested, "; ")))
 	}

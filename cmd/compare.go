@@ -79,12 +79,15 @@ DIR/ratecheck-compare-TIME-N.jsonl (the default, in the current directory).`,
 	fs.Lookup("out").Usage = "results streams: a PREFIX (writes PREFIX-1.jsonl, PREFIX-2.jsonl, ...) or a DIR/ (default ratecheck-compare-TIME-N.jsonl)"
 	fs.BoolVar(&f.probe, "probe", false, "run the inference experiment instead of a profile: compare inferred families and parameters")
 	fs.DurationVar(&f.between, "between", compareBetween, "idle before each http(s) URL target after the first (nginx: and builtin: targets start fresh)")
-	fs.DurationVar(&f.maxTime, "max-time", probe.DefaultMaxTime, "--probe: time budget of each target's experiment")
+	fs.DurationVar(&f.maxTime, flagMaxTime, probe.DefaultMaxTime, "--probe: time budget of each target's experiment")
 	f.registerProfileFlags(c, profileDefaults{profile: "burst", burst: compareBurst, idle: compareIdle, tail: compareTail})
 	return c
 }
 
 func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
+	if err := oneTimeBudget(c, f.probe); err != nil {
+		return err
+	}
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -120,6 +123,9 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	paths, err := compareOutPaths(f.out, len(specs), time.Now())
 	if err != nil {
 		return usageErr("--out: %v", err)
+	}
+	if err := guardStreams(c, paths); err != nil {
+		return err
 	}
 	ctx, stop := interruptible(c)
 	defer stop()

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -22,54 +23,97 @@ parameter came out wrong.`,
 		Example: `  ratecheck demo
   ratecheck demo --json demo.json`,
 		Args: noArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return usageErr("--output %q: use text or json", output)
-			}
-			ctx, stop := interruptible(c)
-			defer stop()
-			var outcomes []selftest.Outcome
-			wrong := 0
-			for _, spec := range selftest.DemoTargets() {
-				if output == "text" {
-					fmt.Fprintf(c.ErrOrStderr(), "probing %s ...\n", spec)
-				}
-				o, err := selftest.ProbeBuiltin(ctx, spec, probe.Options{})
-				if ctx.Err() != nil {
-					// A cut-short probe names nothing, so there is nothing to
-					// score: no table, no ✓ or ✗, exit 3.
-					if output == "text" {
-						report.Interrupted(c.OutOrStdout(), "")
-					}
-					return exitWith(ExitUntested, fmt.Errorf("demo interrupted while probing %s (%d of %d limiters done): nothing was scored", spec, len(outcomes), len(selftest.DemoTargets())))
-				}
-				if err != nil {
-					return exitWith(ExitUntested, fmt.Errorf("%s: %w", spec, err))
-				}
-				if !o.FamilyOK || !o.ParamsOK {
-					wrong++
-				}
-				outcomes = append(outcomes, o)
-			}
-			if jsonFile != "" {
-				if err := writeJSONFile(jsonFile, outcomes); err != nil {
-					return exitWith(ExitUntested, err)
-				}
-			}
-			if output == "json" {
-				if err := printJSON(c.OutOrStdout(), outcomes); err != nil {
-					return err
-				}
-			} else {
-				report.Demo(c.OutOrStdout(), outcomes)
-			}
-			if wrong > 0 {
-				return exitWith(ExitFailed, fmt.Errorf("%d of %d built-in limiters were not identified within the bars", wrong, len(outcomes)))
-			}
-			return nil
-		},
+		RunE: func(c *cobra.Command, _ []string) error { return runDemo(c, output, jsonFile) },
 	}
 	c.Flags().StringVar(&jsonFile, "json", "", "also write the outcomes as JSON to this file")
 	c.Flags().StringVarP(&output, "output", "o", "text", "stdout format: text or json")
 	return c
+}
+
+// demoOutcome is one entry of demo's JSON: a limiter's outcome, marked
+// when the demo was interrupted while probing it (it is then not scored).
+type demoOutcome struct {
+	selftest.Outcome
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+func runDemo(c *cobra.Command, output, jsonFile string) error {
+	if output != "text" && output != "json" {
+		return usageErr("--output %q: use text or json", output)
+	}
+	ctx, stop := interruptible(c)
+	defer stop()
+	outcomes, err := probeDemoTargets(ctx, c, output == "text")
+	interrupted := ctx.Err() != nil
+	if err != nil && !interrupted {
+		return err
+	}
+	// What was measured is printed and written even when interrupted: the
+	// entries say which limiter was cut short, and the exit is 3.
+	if output == "json" {
+		if perr := printJSON(c.OutOrStdout(), outcomes); perr != nil {
+			return perr
+		}
+	}
+	if jsonFile != "" {
+		if werr := writeJSONFile(jsonFile, outcomes); werr != nil {
+			return outputErr(c, flagJSON, jsonFile, werr, nil)
+		}
+	}
+	if interrupted {
+		// A cut-short probe names nothing, so the text shows no table, no
+		// ✓ or ✗.
+		if output == "text" {
+			report.Interrupted(c.OutOrStdout(), "")
+		}
+		return err
+	}
+	return demoVerdict(c, output, outcomes)
+}
+
+// probeDemoTargets probes every demo target in turn. Interrupted, it
+// returns the outcomes so far, the cut-short one last and marked, with
+// exit 3.
+func probeDemoTargets(ctx context.Context, c *cobra.Command, progress bool) ([]demoOutcome, error) {
+	targets := selftest.DemoTargets()
+	outs := []demoOutcome{}
+	for _, spec := range targets {
+		if progress {
+			fmt.Fprintf(c.ErrOrStderr(), "probing %s ...\n", spec)
+		}
+		o, err := selftest.ProbeBuiltin(ctx, spec, probe.Options{})
+		if ctx.Err() != nil {
+			done := len(outs)
+			if o.Spec != "" {
+				o.FamilyOK, o.ParamsOK, o.ParamErrs, o.Equivalent = false, false, nil, false
+				outs = append(outs, demoOutcome{Outcome: o, Interrupted: true})
+			}
+			return outs, exitWith(ExitUntested, fmt.Errorf("demo interrupted while probing %s (%d of %d limiters done): nothing was scored", spec, done, len(targets)))
+		}
+		if err != nil {
+			return outs, exitWith(ExitUntested, fmt.Errorf("%s: %w", spec, err))
+		}
+		outs = append(outs, demoOutcome{Outcome: o})
+	}
+	return outs, nil
+}
+
+// demoVerdict prints the text table and is exit 1 when any limiter was not
+// identified within the bars.
+func demoVerdict(c *cobra.Command, output string, outs []demoOutcome) error {
+	plain := make([]selftest.Outcome, len(outs))
+	wrong := 0
+	for i, o := range outs {
+		plain[i] = o.Outcome
+		if !o.FamilyOK || !o.ParamsOK {
+			wrong++
+		}
+	}
+	if output == "text" {
+		report.Demo(c.OutOrStdout(), plain)
+	}
+	if wrong > 0 {
+		return exitWith(ExitFailed, fmt.Errorf("%d of %d built-in limiters were not identified within the bars", wrong, len(outs)))
+	}
+	return nil
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -75,12 +78,35 @@ func (f *requestFlags) validate() error {
 		return usageErr("--cert and --key go together: give the client certificate and its private key")
 	}
 	if f.sourceAddrs != "" {
-		if _, err := attack.ParseSources(f.sourceAddrs); err != nil {
+		addrs, err := attack.ParseSources(f.sourceAddrs)
+		if err != nil {
 			return usageErr("--source-addrs: %v", err)
+		}
+		if err := checkBindable(addrs); err != nil {
+			return err
 		}
 	}
 	if _, err := f.tlsOptions().Config(""); err != nil {
 		return usageErr("TLS options (--cacert, --cert, --key): %v", err)
+	}
+	return nil
+}
+
+// checkBindable is exit 2, naming the address, when this machine cannot
+// bind one of the source addresses: found by binding it (a UDP socket on
+// port 0, closed at once) before anything is sent, rather than by every
+// connection failing, or the failure hiding in a scope note, after.
+func checkBindable(addrs []netip.Addr) error {
+	for _, a := range addrs {
+		pc, err := net.ListenPacket("udp", netip.AddrPortFrom(a, 0).String())
+		if err != nil {
+			var se *os.SyscallError
+			if errors.As(err, &se) {
+				err = se.Err // the address is already in the message
+			}
+			return usageErr("--source-addrs: %s is not an address of this machine (binding it: %v): name local addresses (on Linux all of 127.0.0.0/8 is local)", a, err)
+		}
+		pc.Close()
 	}
 	return nil
 }
@@ -149,8 +175,27 @@ func openTargetCtx(ctx context.Context, c *cobra.Command, spec string) (*launch.
 		}
 		return nil, exitWith(ExitUntested, err)
 	}
+	if err := checkHTTP2(c, t); err != nil {
+		_ = t.Close()
+		return nil, err
+	}
 	printTargetNotes(c.ErrOrStderr(), t, opt.Keep)
 	return t, nil
+}
+
+// checkHTTP2 is exit 2 when --http2 is asked of a target served over plain
+// http (builtin:, nginx: and haproxy: targets always are): ratecheck speaks
+// HTTP/2 only over TLS. Said once the target is resolved to its URL, before
+// anything is sent to it.
+func checkHTTP2(c *cobra.Command, t *launch.Target) error {
+	if fl := c.Flags().Lookup("http2"); fl == nil || fl.Value.String() != "true" || strings.HasPrefix(t.URL, "https://") {
+		return nil
+	}
+	served := t.URL + " is plain http"
+	if t.Spec != t.URL {
+		served = t.Spec + " is served over plain http (" + t.URL + ")"
+	}
+	return usageErr("--http2 needs an https target (HTTP/2 here is spoken over TLS): %s; drop --http2 or name an https:// URL", served)
 }
 
 // rateFlag parses a rate flag, accepting "max" where allowed.

@@ -2,9 +2,12 @@ package cmd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,7 +65,13 @@ func outputFilesOf(c *cobra.Command) outputFiles {
 // is the user's to fix: exit 2, after the others are written.
 func (o outputFiles) write(c *cobra.Command, d report.Document) error {
 	var firstErr error
-	put := func(path string, render func(*bytes.Buffer) error) {
+	var streams []string
+	for _, r := range d.Runs {
+		if r.ResultsFile != "" {
+			streams = append(streams, r.ResultsFile)
+		}
+	}
+	put := func(flag, path string, render func(*bytes.Buffer) error) {
 		if path == "" {
 			return
 		}
@@ -73,16 +82,33 @@ func (o outputFiles) write(c *cobra.Command, d report.Document) error {
 		}
 		if err != nil {
 			if firstErr == nil {
-				firstErr = usageErr("writing %s: %v", path, err)
+				firstErr = outputErr(c, flag, path, err, streams)
 			}
 			return
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "report: %s\n", path)
 	}
-	put(o.html, func(b *bytes.Buffer) error { return report.WriteHTML(b, d) })
-	put(o.json, func(b *bytes.Buffer) error { return report.WriteJSON(b, d) })
-	put(o.junit, func(b *bytes.Buffer) error { return report.WriteJUnit(b, d) })
+	put(flagHTML, o.html, func(b *bytes.Buffer) error { return report.WriteHTML(b, d) })
+	put(flagJSON, o.json, func(b *bytes.Buffer) error { return report.WriteJSON(b, d) })
+	put(flagJUnit, o.junit, func(b *bytes.Buffer) error { return report.WriteJUnit(b, d) })
 	return firstErr
+}
+
+// outputErr is exit 2 for a report file that could not be written once
+// the run was over (its directory removed meanwhile, a full disk). The run
+// itself is safe in its results streams, from which 'ratecheck report'
+// renders the file again: the message says so, and claims nothing about
+// what was or was not sent.
+func outputErr(c *cobra.Command, flag, path string, err error, streams []string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is already in the message
+	}
+	if c.Name() == "report" || len(streams) == 0 {
+		return usageErr("--%s %s could not be written: %v", flag, path, err)
+	}
+	return usageErr("--%s %s could not be written: %v; the run is recorded in %s: render the file again with 'ratecheck report %s --%s %s'",
+		flag, path, err, strings.Join(streams, ", "), strings.Join(streams, " "), flag, path)
 }
 
 // writeFileAtomic writes data to path through a temporary file in the same

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -36,7 +37,8 @@ Headers are used only as hints: inference works from behaviour alone.`,
 	}
 	f.register(c)
 	registerTargetFlags(c)
-	c.Flags().DurationVar(&f.maxTime, "max-time", probe.DefaultMaxTime, "time budget of the experiment")
+	c.Flags().DurationVar(&f.maxTime, flagMaxTime, probe.DefaultMaxTime, "time budget of the experiment")
+	hideMaxDuration(c)
 	c.Flags().StringVar(&f.jsonFile, "json", "", "also write the JSON result to this file")
 	registerOutputFlags(c) // --html, --junit (probe keeps its own --json)
 	// A probe's own request budget is smaller than an attack's.
@@ -61,6 +63,9 @@ type probeOutput struct {
 }
 
 func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
+	if err := oneTimeBudget(c, true); err != nil {
+		return err
+	}
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -70,47 +75,67 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	if err := checkProbeBudget(&f.requestFlags, f.maxTime); err != nil {
 		return err
 	}
+	path := f.outPath("probe")
+	if err := guardStreams(c, []string{path}); err != nil {
+		return err
+	}
 	ctx, tgt, done, err := startRun(c, spec)
 	if err != nil {
 		return err
 	}
 	defer done()
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxTime)
-	run, err := execProbe(ctx, prog.Writer(), &f.requestFlags, f.maxTime, "probe", tgt, f.outPath("probe"), prog.Add)
+	run, err := execProbe(ctx, prog.Writer(), &f.requestFlags, f.maxTime, "probe", tgt, path, prog.Add)
 	prog.Stop()
-	if err != nil {
+	if run == nil {
 		return err
 	}
+	// The verdict first, then the files: a file that cannot be written
+	// must not cost the user the answer (the run is in its stream).
 	res := run.Res
 	out := probeOutput{Target: spec, Inference: res.Inference, Requests: len(res.Observation.Results), ElapsedS: res.Elapsed.Seconds(),
 		Stopped: res.Observation.Stopped, Notes: res.Notes, Results: res.ResultsFile, Grade: run.Grade}
-	if f.jsonFile != "" {
-		if err := writeJSONFile(f.jsonFile, out); err != nil {
-			return exitWith(ExitUntested, err)
-		}
+	if perr := printProbe(c, f, run, out); perr != nil {
+		return perr
 	}
-	if err := writeProbeOutputs(c, run); err != nil {
+	if werr := writeProbeFiles(c, f, run, out); werr != nil {
+		return werr
+	}
+	switch {
+	case err != nil: // unreachable: the document above says so too
 		return err
-	}
-	w := c.OutOrStdout()
-	if f.output == "json" {
-		if err := printJSON(w, out); err != nil {
-			return err
-		}
-	} else {
-		if out.Stopped != "" {
-			report.Interrupted(w, out.Stopped)
-		}
-		report.Inference(w, spec, res.Inference, out.Requests, out.ElapsedS, out.Notes)
-		if run.Grade != nil {
-			report.Grade(w, *run.Grade)
-		}
-	}
-	if out.Stopped != "" {
+	case out.Stopped != "":
 		return exitWith(ExitUntested, errors.New("probe interrupted: "+res.Inference.Reason))
-	}
-	if res.Inference.Family == probe.Inconclusive {
+	case res.Inference.Family == probe.Inconclusive:
 		return exitWith(ExitUntested, errors.New(res.Inference.Summary()))
 	}
 	return nil
+}
+
+// printProbe prints the probe's answer on stdout, in the -o format.
+func printProbe(c *cobra.Command, f *probeFlags, run *probeRun, out probeOutput) error {
+	w := c.OutOrStdout()
+	if f.output == "json" {
+		return printJSON(w, out)
+	}
+	if out.Stopped != "" {
+		report.Interrupted(w, out.Stopped)
+	}
+	report.Inference(w, out.Target, out.Inference, out.Requests, out.ElapsedS, out.Notes)
+	if run.Grade != nil {
+		report.Grade(w, *run.Grade)
+	}
+	return nil
+}
+
+// writeProbeFiles writes probe's own --json and the report files; the
+// first that fails is the error, after the others are written.
+func writeProbeFiles(c *cobra.Command, f *probeFlags, run *probeRun, out probeOutput) error {
+	var jsonErr error
+	if f.jsonFile != "" {
+		if err := writeJSONFile(f.jsonFile, out); err != nil {
+			jsonErr = outputErr(c, flagJSON, f.jsonFile, err, []string{out.Results})
+		}
+	}
+	return cmp.Or(jsonErr, writeProbeOutputs(c, run))
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
@@ -34,6 +36,37 @@ func probeOptions(rf *requestFlags, maxTime time.Duration) probe.Options {
 	return probe.Options{MaxTime: maxTime, MaxRequests: rf.maxRequests, ScopeKey: rf.keyHeader != "", Engine: eo}
 }
 
+// Flag names of the two time budgets: an attack profile's and a probe's.
+const (
+	flagMaxDuration = "max-duration"
+	flagMaxTime     = "max-time"
+)
+
+// oneTimeBudget is exit 2 when a run is given the time budget flag of the
+// other kind of run: probe, check and compare --probe are bounded by
+// --max-time, an attack profile by --max-duration. Both used to be
+// accepted, and the one that did not apply was silently ignored (probe
+// --max-duration 3s ran 10 s).
+func oneTimeBudget(c *cobra.Command, isProbe bool) error {
+	have, want, who := flagMaxDuration, flagMaxTime, c.Name()
+	switch {
+	case !isProbe:
+		have, want, who = flagMaxTime, flagMaxDuration, c.Name()+" without --probe"
+	case c.Name() == "compare":
+		who = "compare --probe"
+	}
+	if fl := c.Flags().Lookup(have); fl != nil && fl.Changed {
+		return usageErr("--%s does not apply to %s: its time budget is --%s (give --%s %s)", have, who, want, want, fl.Value)
+	}
+	return nil
+}
+
+// hideMaxDuration hides --max-duration from a command whose only run is a
+// probe: its budget is --max-time (oneTimeBudget refuses the other).
+func hideMaxDuration(c *cobra.Command) {
+	_ = c.Flags().MarkHidden(flagMaxDuration)
+}
+
 // checkProbeBudget is exit 2, naming the flag, when the budget cannot hold
 // the smallest probe plan: said before anything is started or sent.
 func checkProbeBudget(rf *requestFlags, maxTime time.Duration) error {
@@ -58,8 +91,9 @@ func probeBudgetErr(err error) error {
 
 // execProbe runs probe.Run against an opened target with the request flags'
 // budget — results streamed at path, extra sinks (progress) on the engine —
-// and grades it. An unreachable target is exit 3; a budget too small or a
-// stream that cannot be created exit 2.
+// and grades it. An unreachable target is exit 3, with the run (its
+// inference inconclusive, not graded) for the commands that still print
+// it; a budget too small or a stream that cannot be created exit 2.
 func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime time.Duration, command string, tgt *launch.Target, path string, sinks ...func(*attack.Result)) (*probeRun, error) {
 	req, err := rf.request(tgt.URL)
 	if err != nil {
@@ -78,8 +112,9 @@ func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime 
 		return nil, err
 	}
 	fmt.Fprintf(stderr, "results: %s\n", path)
+	err = withProbeHTTPSHint(res, tgt.URL, err)
 	if errors.Is(err, probe.ErrUnreachable) {
-		return nil, exitWith(ExitUntested, fmt.Errorf("%s: %w", tgt.Spec, err))
+		return &probeRun{Spec: tgt.Spec, URL: tgt.URL, Res: res}, exitWith(ExitUntested, fmt.Errorf("%s: %w", tgt.Spec, err))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ratecheck: %v\n", err)

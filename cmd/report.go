@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -122,7 +124,7 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 			interrupted = interrupted || r.Stopped != ""
 		}
 		doc.Outcome = checkOutcome(doc.Runs)
-		if interrupted {
+		if interrupted && doc.Outcome != expect.Fail {
 			doc.Outcome = expect.Untested
 		}
 	}
@@ -142,7 +144,30 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 	if len(exps) > 0 {
 		return checkExit(interrupted, doc)
 	}
-	return nil
+	return reportExit(doc.Runs)
+}
+
+// reportExit gives a re-rendered run the exit code the command that made
+// it gave: 3 when the run was cut short (interrupted, or a stream with no
+// end record), an attack had nothing answered with an admission or a
+// rejection (attack's own rule), or the inference is inconclusive; the
+// one line names each stream and why.
+func reportExit(runs []report.Run) error {
+	var why []string
+	for _, r := range runs {
+		switch {
+		case r.Stopped != "":
+			why = append(why, fmt.Sprintf("%s: the run was cut short (%s): it covers only what was recorded before", r.ResultsFile, r.Stopped))
+		case r.Inference != nil && r.Inference.Family == probe.Inconclusive:
+			why = append(why, fmt.Sprintf("%s: %s", r.ResultsFile, r.Inference.Summary()))
+		case r.Kind == "attack" && r.Summary.Admitted+r.Summary.Rejected == 0:
+			why = append(why, fmt.Sprintf("%s: not tested: no answer was an admission (2xx) or a rejection", r.ResultsFile))
+		}
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return exitWith(ExitUntested, errors.New(strings.Join(why, "; ")))
 }
 
 func readStreamFile(path string) (*attack.Recorded, error) {

@@ -49,5 +49,8 @@ func renderMerged(c *cobra.Command, output string, expects bool, m *attack.Merge
 	} else {
 		report.RunText(w, &doc.Runs[0])
 	}
-	return outputFilesOf(c).write(c, doc)
+	if err := outputFilesOf(c).write(c, doc); err != nil {
+		return err
+	}
+	return reportExit(doc.Runs)
 }

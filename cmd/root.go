@@ -60,9 +60,15 @@ builtin:token_bucket?rate=10/s&burst=20.`,
   ratecheck version`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// Every command: a report file that cannot be written is found
-		// before anything is sent, not after a long run.
-		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return checkReportFiles(c) },
+		// Every command: a report file that cannot be written, or would
+		// overwrite an input or another report, is found before anything
+		// is read or sent, not after a long run.
+		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			if err := checkFileClashes(c, args); err != nil {
+				return err
+			}
+			return checkReportFiles(c)
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -71,7 +77,39 @@ builtin:token_bucket?rate=10/s&burst=20.`,
 	})
 	root.AddCommand(newVersionCmd(), newServeCmd(), newAttackCmd(), newProbeCmd(), newCompareCmd(), newDemoCmd(), newCheckCmd(), newReportCmd(), newKubeCmd())
 	strictCompletion(root)
+	strictHelp(root)
 	return root
+}
+
+// strictHelp makes 'ratecheck help TOPIC' exit 2 for a topic that is no
+// command: left alone, cobra prints "Unknown help topic" and the usage,
+// and exits 0.
+func strictHelp(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	for _, h := range root.Commands() {
+		if h.Name() != "help" || h.Run == nil {
+			continue
+		}
+		show := h.Run
+		h.Run = nil
+		h.RunE = func(h *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				if c, _, err := root.Find(args); c == nil || err != nil {
+					return unknownTopic(root, args)
+				}
+			}
+			show(h, args)
+			return nil
+		}
+	}
+}
+
+func unknownTopic(root *cobra.Command, args []string) error {
+	topic := strings.Join(args, " ")
+	if sugg := root.SuggestionsFor(args[0]); len(sugg) > 0 {
+		return usageErr("unknown help topic %q: did you mean %s? (see 'ratecheck help')", topic, strings.Join(sugg, " or "))
+	}
+	return usageErr("unknown help topic %q: see 'ratecheck help' for the commands", topic)
 }
 
 // strictCompletion makes cobra's completion command refuse a shell it has
@@ -96,6 +134,10 @@ func strictCompletion(root *cobra.Command) {
 		}
 		// Runnable, so cobra checks Args instead of printing the help.
 		c.RunE = func(*cobra.Command, []string) error { return nil }
+		c.Example = `  ratecheck completion bash > /etc/bash_completion.d/ratecheck
+  ratecheck completion zsh > "${fpath[1]}/_ratecheck"
+  ratecheck completion fish > ~/.config/fish/completions/ratecheck.fish
+  source <(ratecheck completion bash)    # this shell only`
 	}
 }
 

@@ -31,6 +31,7 @@ func TestCheckExpectsScope(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "2 passed, 0 failed") {
 		t.Fatalf("per ip: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
+	out = filepath.Join(t.TempDir(), "r.jsonl") // --out is never written over
 	code, stdout, stderr = runCmd(t, "check", "builtin:token_bucket?rate=10/s&burst=20", "--expect", "scope=per-ip", "--out", out)
 	if code != ExitFailed || !strings.Contains(stdout, "global") {
 		t.Fatalf("global: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
