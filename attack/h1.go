@@ -368,7 +368,7 @@ func lowerASCII(b []byte) []byte {
 // run was interrupted.
 func canceledError(ctx context.Context, addr string) string {
 	if context.Cause(ctx) == errTimeBudget {
-		return fmt.Sprintf("no answer from %s before the time budget ended", addr)
+		return NoAnswerInBudget(addr)
 	}
 	return "canceled"
 }

@@ -62,6 +62,10 @@ func NewRequest(method, rawURL string, headers []string, body string) (*Request,
 // wire serialises the request as HTTP/1.1 bytes with key as the value of
 // KeyHeader, and the extra header lines of a shot. Built once per distinct
 // key and reused: the hot path then only writes a prepared slice.
+// Wire is the request as it goes on an HTTP/1.1 connection, with key in
+// the key header and extra header lines: what a simulated server reads.
+func (r *Request) Wire(key string, extra ...string) []byte { return r.wire(key, extra...) }
+
 func (r *Request) wire(key string, extra ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString(r.Method)

@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"net/http"
 	"net/netip"
 	"strings"
 	"time"
@@ -48,6 +49,40 @@ func (r *Result) Admitted() bool { return r.Status >= 200 && r.Status < 300 }
 func (r *Result) Rejected() bool {
 	return r.Status == 429 || r.Status == 503 || r.Status == 403
 }
+
+// Record sets r's answer from a response read whole: its status, the
+// headers a result keeps (several values of one joined with ", ", as
+// several field lines are), and the start of a non-2xx body. The wire
+// clients parse as they read; a simulated network hands its responses
+// here, so both record the same fields.
+func (r *Result) Record(status int, h http.Header, body []byte) {
+	r.Status = status
+	for name, vs := range h {
+		lower := strings.ToLower(name)
+		if !keepHeader(lower) || len(vs) == 0 {
+			continue
+		}
+		if r.Headers == nil {
+			r.Headers = make(map[string]string, 4)
+		}
+		r.Headers[lower] = strings.Join(vs, ", ")
+	}
+	if !r.Admitted() {
+		r.Body = string(body[:min(len(body), bodyKeep)])
+	}
+}
+
+// budgetEnded ends the error of a request the run's own time budget
+// abandoned before its answer came.
+const budgetEnded = " before the time budget ended"
+
+// NoAnswerInBudget is the error of a request to addr that the run's time
+// budget abandoned: the run's cut, not the target's failure.
+func NoAnswerInBudget(addr string) string { return "no answer from " + addr + budgetEnded }
+
+// AbandonedAtBudget reports whether r failed only because the run's time
+// budget ended before its answer came (NoAnswerInBudget).
+func (r *Result) AbandonedAtBudget() bool { return strings.HasSuffix(r.Error, budgetEnded) }
 
 // bodyKeep is how much of a non-2xx body a result keeps.
 const bodyKeep = 1024

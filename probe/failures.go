@@ -10,8 +10,9 @@ import (
 	"github.com/ratecheck/ratecheck/attack"
 )
 
-// A request that got no answer (refused, reset, timed out) is no limiter
-// decision: it is never admitted, never rejected. A probe whose target dies
+// A request that got no answer (refused, reset, timed out), or a server
+// error (500, 502, 504: 503 is a rejection), is no limiter decision: it is
+// never admitted, never rejected. A probe whose target dies
 // or stops answering mid-run must not turn the answers it did get into a
 // clean verdict: the phases the errors cut did not run, and what they were
 // to show is not known. The same rule reads a live run and a recorded one.
@@ -28,10 +29,10 @@ const (
 	minCutFailures = 3
 )
 
-// Failures says how many of a run's requests got no answer and what that
-// cut (Inference.Failures; absent when every request was answered).
+// Failures says how many of a run's requests failed (no answer, or a
+// server error) and what that cut (Inference.Failures; absent when every request was answered).
 type Failures struct {
-	Failed     int     `json:"failed"`      // requests that got no answer
+	Failed     int     `json:"failed"`      // requests with no answer or a server error
 	Of         int     `json:"of"`          // requests sent
 	FirstError string  `json:"first_error"` // the first failure's error
 	FirstAtS   float64 `json:"first_at_s"`  // when it was sent, from the run's start
@@ -48,7 +49,7 @@ func (f *Failures) Cut() bool { return f != nil && (len(f.CutPhases) > 0 || f.Lo
 
 // Summary is the failures in one line.
 func (f *Failures) Summary() string {
-	s := fmt.Sprintf("%d of %d requests got no answer (first at %.2f s: %s)", f.Failed, f.Of, f.FirstAtS, f.FirstError)
+	s := fmt.Sprintf("%d of %d requests failed (first at %.2f s: %s)", f.Failed, f.Of, f.FirstAtS, f.FirstError)
 	if f.LostAtS != nil {
 		s += fmt.Sprintf("; the target stopped answering at %.2f s", *f.LostAtS)
 	}
@@ -56,6 +57,20 @@ func (f *Failures) Summary() string {
 		s += "; phases cut: " + strings.Join(f.CutPhases, ", ")
 	}
 	return s
+}
+
+// failure is why r got no limiter decision from a server that failed ("":
+// it got one, or an answer that is no failure of the server).
+func failure(r *attack.Result) string {
+	switch {
+	case r.AbandonedAtBudget():
+		return "" // the run's own time budget cut it, not the target
+	case r.Error != "":
+		return r.Error
+	case r.Status >= 500 && r.Status != 503:
+		return fmt.Sprintf("status %d from the server", r.Status)
+	}
+	return ""
 }
 
 // releasedAtOnce reports whether a phase's requests leave together: its
@@ -79,9 +94,9 @@ func (o *Observation) failures() *Failures {
 			phases = append(phases, r.Phase)
 		}
 		c[1]++
-		if r.Error != "" {
+		if why := failure(&r); why != "" {
 			if f.Failed == 0 {
-				f.FirstError, f.FirstAtS = r.Error, round2(r.Sent.Seconds())
+				f.FirstError, f.FirstAtS = why, round2(r.Sent.Seconds())
 			}
 			f.Failed++
 			c[0]++
@@ -119,7 +134,7 @@ func lostAt(rs []attack.Result) (time.Duration, bool) {
 		if releasedAtOnce(r.Phase) {
 			continue
 		}
-		if r.Error == "" {
+		if failure(r) == "" {
 			break
 		}
 		n, first = n+1, r.Sent
@@ -135,7 +150,7 @@ func (f *Failures) cutReason() string {
 	if !f.Cut() {
 		return ""
 	}
-	counts := fmt.Sprintf("%d of %d requests got no answer; the first, at %.2f s: %s", f.Failed, f.Of, f.FirstAtS, f.FirstError)
+	counts := fmt.Sprintf("%d of %d requests failed, with no answer or a server error; the first, at %.2f s: %s", f.Failed, f.Of, f.FirstAtS, f.FirstError)
 	if f.LostAtS != nil {
 		return fmt.Sprintf("the target stopped answering %.2f s into the probe (%s), so what the probe was to show from then on was not measured; run it again against a target that stays up", *f.LostAtS, counts)
 	}
@@ -159,7 +174,7 @@ func (w *lostWatch) add(r *attack.Result) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if r.Error == "" {
+	if failure(r) == "" {
 		w.streak = 0
 		return
 	}

@@ -44,8 +44,14 @@ func TestFailuresCutThePhasesTheyEmptied(t *testing.T) {
 		{"one reset among the sequential requests", limited().add(phaseSequential, 4, burst+5*ms, ms, 0, 429, "").
 			add(phaseSequential, 1, burst+6*ms, ms, 0, 0, "connection reset").obs, false, false},
 		{"dead from some instant on", limited().spaced(phaseSplit, lostAfter, 3*time.Second, 10*ms, 0).obs, true, true},
+		// A server error is no decision either (503 is a rejection).
+		{"500s from some instant on", limited().spaced(phaseSplit, lostAfter, 3*time.Second, 10*ms, 500).obs, true, true},
+		{"503s are rejections", limited().spaced(phaseSplit, lostAfter, 3*time.Second, 10*ms, 503).obs, false, false},
 		{"one phase failing, the target alive after it", limited().add(phaseScopeRef, 5, 2*time.Second, ms, 0, 0, refused).
 			spaced(phaseRetryWait, 3, 3*time.Second, 10*ms, 200).obs, true, false},
+		// Answers the run's own time budget abandoned are its cut, not
+		// the target's failure (a queue holding the last trace requests).
+		{"abandoned at the time budget's end", limited().add(phaseTrace, 2*lostAfter, 50*time.Second, 9*time.Second, 0, 0, attack.NoAnswerInBudget("127.0.0.1:1")).obs, false, false},
 		// A pacer may hold a burst past the timeout: the burst's rule judges those.
 		{"a burst's own failures", limited().add(phaseBurst+"-1", lostAfter*2, 4*time.Second, 10*time.Second, 0, 0, "timeout after 10s").obs, false, false},
 	}

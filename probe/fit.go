@@ -36,6 +36,11 @@ var fitSlots = make(chan struct{}, fitCPUs())
 // fitCPUs is how many CPUs fits may use at once: all but one.
 func fitCPUs() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
+// FitOnAllCPUs lets fits use every CPU: for probes on a simulated network
+// (targets/sim), which sends nothing in real time and leaves no CPU a
+// sender needs. Call it before any probe runs.
+func FitOnAllCPUs() { fitSlots = make(chan struct{}, runtime.GOMAXPROCS(0)) }
+
 // fitFamily replays every config (at each of its clock offsets) and returns
 // the best ones (all that tie for the fewest mismatches).
 func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidate {

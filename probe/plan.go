@@ -86,7 +86,7 @@ const (
 // at a rate above the refill (continuous refill, steps at boundaries, or
 // admissions returning one window later), and a second key (scope). When no
 // burst is limited, a sustained phase pushes the rest of the budget instead.
-func runPlan(ctx context.Context, e *attack.Engine, col *attack.Collector, opt Options) (*Observation, error) {
+func runPlan(ctx context.Context, e attack.Network, col *attack.Collector, opt Options) (*Observation, error) {
 	end := e.Now() + opt.MaxTime - answerGrace
 	p := &planner{e: e, col: col, opt: opt, deadline: end, end: end}
 	err := p.run(ctx)
@@ -100,7 +100,7 @@ func runPlan(ctx context.Context, e *attack.Engine, col *attack.Collector, opt O
 }
 
 type planner struct {
-	e        *attack.Engine
+	e        attack.Network
 	col      *attack.Collector
 	opt      Options
 	deadline time.Duration // when the phase under way must stop sending
@@ -172,7 +172,7 @@ func (p *planner) calibrate(ctx context.Context) error {
 	var lastErr string
 	ok := 0
 	for i := range calibrateRequests {
-		if i > 0 && !sleep(ctx, calibrateGap) {
+		if i > 0 && !p.e.Sleep(ctx, calibrateGap) {
 			return ctx.Err()
 		}
 		r, sent := p.e.Do(ctx, attack.Shot{Phase: phaseCalibrate})
@@ -332,7 +332,7 @@ func (p *planner) sustain(ctx context.Context) bool {
 // 300 ms) to keep 150 ms clear of those too.
 func (p *planner) burstInstant() time.Duration {
 	margin := 20*time.Millisecond + p.calibrationRTT()
-	now := time.Now()
+	now := p.e.Start().Add(p.e.Now())
 	target := now.Truncate(time.Second).Add(time.Second + margin)
 	if target.Sub(now) > time.Second {
 		target = target.Add(-time.Second) // still early enough in this second
@@ -632,15 +632,4 @@ func admittedTimes(rs []*attack.Result) []time.Duration {
 		}
 	}
 	return out
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -146,13 +146,13 @@ func (p *planner) scopeTrials(ctx context.Context) {
 // exhaustOwn sends the probe's own requests one at a time until one is
 // rejected (bounded in number and time); why not, when none was.
 func (p *planner) exhaustOwn(ctx context.Context) string {
-	until := time.Now().Add(scopeExhaustTime)
+	until := p.e.Now() + scopeExhaustTime
 	admitted := 0
 	for i := range scopeExhaustMax {
 		switch {
 		case p.left() < scopeTrialShots+2:
 			return "the request budget is spent"
-		case time.Now().After(until):
+		case p.e.Now() > until:
 			return fmt.Sprintf("none of %d requests one at a time over %s was rejected (%d admitted; a concurrency cap, or a queue, limits no identity that way)", i, scopeExhaustTime, admitted)
 		}
 		r, ok := p.e.Do(ctx, attack.Shot{Phase: phaseScopeRef})

@@ -153,9 +153,7 @@ func (p *planner) quietForced(ctx context.Context, r *attack.Result, at time.Tim
 	if wake <= natural {
 		return true, natural
 	}
-	timer := time.NewTimer(max(wake-p.e.Now(), 0))
-	defer timer.Stop()
-	fit, ok := ties.await(ctx, timer.C)
+	fit, ok := ties.await(ctx, p.e.After(wake-p.e.Now()))
 	if !ok {
 		return true, natural
 	}
@@ -194,7 +192,7 @@ func (p *planner) silentRetry(ctx context.Context, r *attack.Result, at time.Tim
 		p.note("silent wait for %s not run: seq %d asked for %.2f s, beyond the probe's time budget", what, r.Seq, (wake - r.Done).Seconds())
 		return nil
 	}
-	if p.left() < 1 || !sleep(ctx, wake-p.e.Now()) {
+	if p.left() < 1 || !p.e.Sleep(ctx, wake-p.e.Now()) {
 		return nil
 	}
 	w, _ := p.e.Do(ctx, attack.Shot{Phase: phase})

@@ -85,9 +85,9 @@ func (p *planner) fitTies(ctx context.Context) <-chan tieFit {
 	stop := new(atomic.Bool)
 	context.AfterFunc(ctx, func() { stop.Store(true) })
 	go func() {
-		began := time.Now()
+		took := p.e.Stopwatch()
 		models := tiedModels(obs, stop)
-		out <- tieFit{models, time.Since(began)}
+		out <- tieFit{models, took()}
 	}()
 	return out
 }

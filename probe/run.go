@@ -34,6 +34,9 @@ type Options struct {
 	Command, Target string
 	// Sinks also receive every result (a progress line, say).
 	Sinks []func(*attack.Result)
+	// Network is what the plan sends through (attack.Network); nil: the
+	// live engine on real sockets. targets/sim gives a simulated one.
+	Network attack.NetworkFunc
 
 	// secondSource is the address of the scope trial (plan_scope.go), and
 	// secondWhy why there is none.
@@ -124,8 +127,26 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	start := time.Now() // offset 0 of the run and the stream header's wall clock
+	col := attack.NewCollector(true)
+	lost := &lostWatch{} // failures.go: a dead target ends the plan
+	opt.Engine.Sources, opt.secondSource, opt.secondWhy = scopeSources(req.URL, opt.Engine.Sources)
+	eo := opt.Engine
+	// The plan stops sending answerGrace before MaxTime; the engine's hard
+	// stop is the budget itself, so a probe never overruns it.
+	eo.MaxRequests, eo.MaxDuration = opt.MaxRequests, opt.MaxTime
+	// The sinks are complete (the stream's among them) before the first
+	// send; the network says when offset 0 is (the stream header's start).
 	sinks := append([]func(*attack.Result){}, opt.Sinks...)
+	dial := opt.Network
+	if dial == nil {
+		dial = attack.Live
+	}
+	eng := dial(req, eo, func(r *attack.Result) {
+		for _, sink := range sinks {
+			sink(r)
+		}
+	})
+	start := eng.Epoch()
 	var stream *attack.Stream
 	if opt.ResultsFile != "" {
 		target := opt.Target
@@ -140,15 +161,8 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 		}
 		sinks = append(sinks, stream.Add)
 	}
-	col := attack.NewCollector(true)
-	opt.Engine.Sources, opt.secondSource, opt.secondWhy = scopeSources(req.URL, opt.Engine.Sources)
-	eo := opt.Engine
-	// The plan stops sending answerGrace before MaxTime; the engine's hard
-	// stop is the budget itself, so a probe never overruns it.
-	eo.MaxRequests, eo.MaxDuration = opt.MaxRequests, opt.MaxTime
-	lost := &lostWatch{} // failures.go: a dead target ends the plan
-	eng := attack.New(req, eo, append(sinks, col.Add, lost.add)...)
-	// The engine runs on the caller's context (its end is an
+	sinks = append(sinks, col.Add, lost.add)
+	// The network runs on the caller's context (its end is an
 	// interruption); the plan on one the watch cancels.
 	planCtx, stopPlan := context.WithCancel(eng.BeginAt(ctx, start))
 	defer stopPlan()

@@ -163,7 +163,7 @@ func newPageRun(idx int, r *Run, nruns int) pageRun {
 			[2]string{"decisions explained", fmt.Sprintf("%d of %d", inf.Explained, inf.Decisions)},
 			[2]string{"scope", inf.Scope})
 		if inf.Failures != nil {
-			pr.Facts = append(pr.Facts, [2]string{"no answer", failuresLine(inf.Failures)})
+			pr.Facts = append(pr.Facts, [2]string{"failed", failuresLine(inf.Failures)})
 		}
 		for _, a := range inf.Alternatives {
 			s := fmt.Sprintf("%s explains %d", a.Family, a.Explained)

@@ -19,7 +19,7 @@ func Inference(w io.Writer, target string, inf probe.Inference, requests int, el
 		{"requests / time", fmt.Sprintf("%d in %.1f s", requests, elapsedS)},
 	}
 	if inf.Failures != nil {
-		rows = append(rows, []string{"no answer", failuresLine(inf.Failures)})
+		rows = append(rows, []string{"failed", failuresLine(inf.Failures)})
 	}
 	for _, a := range inf.Alternatives {
 		tag := ""
@@ -38,7 +38,8 @@ func Inference(w io.Writer, target string, inf probe.Inference, requests int, el
 	}
 }
 
-// failuresLine is the requests that got no answer, for text and HTML.
+// failuresLine is the requests that failed (no answer, or a server
+// error), for text and HTML.
 func failuresLine(f *probe.Failures) string {
 	return fmt.Sprintf("%d of %d requests (first at %.2f s: %s)", f.Failed, f.Of, f.FirstAtS, f.FirstError)
 }

@@ -60,38 +60,89 @@ func (h *Handler) key(r *http.Request) string {
 	return ""
 }
 
+// Answer is the handler's whole response to one request at one instant:
+// what it writes, and how long it holds the answer first.
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	// Hold is how long the answer waits before its first byte: an admitted
+	// request's shaping delay and backend latency, as behind nginx.
+	Hold time.Duration
+	// release: an admitted request of a concurrency cap holds a slot
+	// until its answer is written (Release).
+	release bool
+	key     string
+}
+
+// Decide answers r at now — the decision and the whole response contract
+// (status, Retry-After, quota headers, problem+json, faults) — with no
+// socket and no sleep. ServeHTTP is Decide on the wall clock, a wait of
+// Hold, and a write; the simulator (targets/sim) calls it on virtual time,
+// so what is served and what is simulated cannot drift apart. (The race
+// fault needs real concurrency: Decide decides without it.)
+func (h *Handler) Decide(r *http.Request, now time.Time) Answer {
+	key := h.key(r)
+	var d limiter.Decision
+	if h.shared {
+		d = h.lim.Allow(key, now)
+	} else {
+		h.mu.Lock()
+		d = h.lim.Allow(key, now)
+		h.mu.Unlock()
+	}
+	return h.compose(key, d, now)
+}
+
+// Release ends the answer a at now: a concurrency cap's slot is free
+// again. Every answer must be released once it is written.
+func (h *Handler) Release(a Answer, now time.Time) {
+	if !a.release {
+		return
+	}
+	h.mu.Lock()
+	h.lim.Release(a.key, now)
+	h.mu.Unlock()
+}
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := h.key(r)
 	now, d := h.decide(key)
-	if d.Allowed && h.opt.Limiter.Algo == limiter.Concurrency {
-		defer func() {
-			h.mu.Lock()
-			h.lim.Release(key, h.now())
-			h.mu.Unlock()
-		}()
+	a := h.compose(key, d, now)
+	defer func() { h.Release(a, h.now()) }()
+	if !sleepCtx(r.Context(), a.Hold) {
+		return
 	}
+	for name, v := range a.Header {
+		w.Header()[name] = v
+	}
+	w.WriteHeader(a.Status)
+	_, _ = w.Write(a.Body)
+}
+
+// compose builds the response to decision d of key at now.
+func (h *Handler) compose(key string, d limiter.Decision, now time.Time) Answer {
+	hd := http.Header{}
+	h.writeQuotaHeaders(hd, d, now)
+	rp := reply{header: hd, d: d, now: now, windowS: h.policyWindowSeconds()}
+	a := Answer{key: key}
 	if d.Allowed {
 		// Shaping delay and backend latency both happen before the first
 		// byte, as they would behind nginx.
-		if !sleepCtx(r.Context(), d.Delay+h.opt.Latency) {
-			return
-		}
-	}
-	h.writeQuotaHeaders(w.Header(), d, now)
-	rp := reply{header: w.Header(), d: d, now: now, windowS: h.policyWindowSeconds()}
-	if d.Allowed {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		a.Hold = d.Delay + h.opt.Latency
+		a.release = h.opt.Limiter.Algo == limiter.Concurrency
+		hd.Set("Content-Type", "text/plain; charset=utf-8")
 		rp.status, rp.body = http.StatusOK, []byte("ok\n")
 	} else {
 		rp.retry = retryAfterSeconds(d.RetryAfter)
 		if h.opt.RetryAfter {
-			w.Header().Set("Retry-After", strconv.Itoa(rp.retry))
+			hd.Set("Retry-After", strconv.Itoa(rp.retry))
 		}
-		rp.status, rp.body = h.opt.Status, problemBody(w.Header(), h.opt.Status, rp.retry)
+		rp.status, rp.body = h.opt.Status, problemBody(hd, h.opt.Status, rp.retry)
 	}
 	h.opt.Fault.apply(&rp) // the contract faults, when asked for (faults.go)
-	w.WriteHeader(rp.status)
-	_, _ = w.Write(rp.body)
+	a.Status, a.Header, a.Body = rp.status, rp.header, rp.body
+	return a
 }
 
 // decide asks the limiter about one request of key, now.
