@@ -200,6 +200,9 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseSimulated("attack", spec); err != nil {
+		return err
+	}
 	path := f.outPath("attack")
 	if err := guardStreams(c, []string{path}); err != nil {
 		return err

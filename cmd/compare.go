@@ -116,6 +116,9 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 			return usageErr("unknown profile %q", prof.Name())
 		}
 		experiment = prof.Name()
+		if err := refuseSimulated("compare", specs...); err != nil {
+			return err
+		}
 	}
 	if f.between < 0 {
 		return usageErr("--between must be ≥ 0")

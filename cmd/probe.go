@@ -11,6 +11,8 @@ import (
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/targets/launch"
+	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
 type probeFlags struct {
@@ -103,13 +105,15 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	}
 	switch {
 	case err != nil: // unreachable: the document above says so too
-		return err
 	case out.Stopped != "":
-		return exitWith(ExitUntested, errors.New("probe interrupted: "+res.Inference.Reason))
+		err = exitWith(ExitUntested, errors.New("probe interrupted: "+res.Inference.Reason))
 	case res.Inference.Family == probe.Inconclusive:
-		return exitWith(ExitUntested, errors.New(res.Inference.Summary()))
+		err = exitWith(ExitUntested, errors.New(res.Inference.Summary()))
 	}
-	return nil
+	if err != nil && tgt.Kind == launch.KindSim {
+		fmt.Fprintf(c.ErrOrStderr(), "replay: ratecheck probe '%s'\n", sim.ReplaySpec(spec))
+	}
+	return err
 }
 
 // printProbe prints the probe's answer on stdout, in the -o format.

@@ -3,10 +3,12 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/targets/launch"
+	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
 // Flag names of the target options every traffic-sending command shares.
@@ -55,4 +57,17 @@ func printTargetNotes(w io.Writer, t *launch.Target, keep bool) {
 		}
 		fmt.Fprintf(w, "%s: %s runs from %s (%s); kept after the run (--keep)\n", t.Kind, t.Spec, t.Dir, files)
 	}
+}
+
+// refuseSimulated is exit 2 for a sim: target given to a command that runs
+// an attack profile: the simulator runs the probe's plan (probe, check,
+// compare --probe), not the engine's profiles.
+func refuseSimulated(command string, specs ...string) error {
+	for _, spec := range specs {
+		if strings.HasPrefix(spec, sim.Prefix) {
+			return usageErr("%s: a sim: target runs the probe's experiment only: use 'ratecheck probe', 'check' or 'compare --probe' (or the same limiter as builtin:%s)",
+				spec, strings.TrimPrefix(spec, sim.Prefix))
+		}
+	}
+	return nil
 }

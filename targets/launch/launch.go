@@ -1,7 +1,8 @@
 // Package launch turns a target string into a URL to attack, starting what
 // it names: a builtin: reference server in-process, a real nginx from a
 // config file (nginx:PATH) or a real HAProxy (haproxy:PATH). Plain http(s)
-// URLs pass through.
+// URLs pass through. A sim: target starts nothing: it is a simulated
+// network (targets/sim) the probe runs on instead of sockets.
 package launch
 
 import (
@@ -13,10 +14,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/targets/fleet"
 	"github.com/ratecheck/ratecheck/targets/haproxy"
 	"github.com/ratecheck/ratecheck/targets/nginx"
 	"github.com/ratecheck/ratecheck/targets/refserver"
+	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
 // NginxPrefix starts a target string that names an nginx config to run.
@@ -31,7 +34,13 @@ const (
 	KindBuiltin = "builtin" // an in-process reference server, fresh
 	KindNginx   = "nginx"   // an nginx ratecheck started from a config, fresh
 	KindHAProxy = "haproxy" // an HAProxy ratecheck started from a config, fresh
+	KindSim     = "sim"     // a simulated network and server (Network), fresh
 )
+
+// simURL is the address a simulated server answers at: a loopback one, so
+// the probe's scope trials present another loopback source as they would
+// to a local server.
+const simURL = "http://127.0.0.1/"
 
 // Target is a started target. Close stops whatever was started.
 type Target struct {
@@ -49,6 +58,9 @@ type Target struct {
 	// (processes gone, Dir removed), whether by Close or because the
 	// context given to Open was cancelled; nil for other kinds.
 	Stopped <-chan struct{}
+	// Network, for a sim: target, is the simulated network to run on
+	// instead of sockets; nil for every other kind.
+	Network attack.NetworkFunc
 	close   func() error
 }
 
@@ -111,6 +123,12 @@ func OpenWith(ctx context.Context, spec string, opt Options) (*Target, error) {
 			return nil, &UsageError{err}
 		}
 		return &Target{Spec: spec, URL: s.URL, Kind: KindBuiltin, close: s.Close}, nil
+	case strings.HasPrefix(spec, sim.Prefix):
+		cfg, err := sim.ParseSpec(spec)
+		if err != nil {
+			return nil, &UsageError{err}
+		}
+		return &Target{Spec: spec, URL: simURL, Kind: KindSim, Network: sim.Func(cfg)}, nil
 	case strings.HasPrefix(spec, NginxPrefix):
 		return openNginx(ctx, spec, opt)
 	case strings.HasPrefix(spec, HAProxyPrefix):
@@ -121,7 +139,7 @@ func OpenWith(ctx context.Context, spec string, opt Options) (*Target, error) {
 		}
 		return &Target{Spec: spec, URL: spec, Kind: KindURL}, nil
 	}
-	return nil, &UsageError{fmt.Errorf("target %q: use an http(s) URL, builtin:ALGO?key=value (e.g. builtin:token_bucket?rate=10/s&burst=20) nginx:PATH (an nginx config or snippet) or haproxy:PATH (an HAProxy config or snippet)", spec)}
+	return nil, &UsageError{fmt.Errorf("target %q: use an http(s) URL, builtin:ALGO?key=value (e.g. builtin:token_bucket?rate=10/s&burst=20), sim:ALGO?key=value (the same limiter on a simulated network), nginx:PATH (an nginx config or snippet) or haproxy:PATH (an HAProxy config or snippet)", spec)}
 }
 
 // openFleet starts a builtin:fleet target (targets/fleet): a spec that

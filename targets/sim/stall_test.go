@@ -1,0 +1,91 @@
+package sim_test
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+)
+
+func TestStalledAnswersComeOutTogetherInOrder(t *testing.T) {
+	for seed := range 5 {
+		cfg := spec(t, "sim:token_bucket?rate=10/s&burst=20&rtt=20ms&stall=50ms&stall-share=1")
+		cfg.Seed = uint64(seed)
+		r := begin(t, t.Context(), cfg, attack.Options{})
+		r.n.Burst(r.ctx, 100*ms, shots(8))
+		r.n.Wait()
+		if len(r.got) != 8 {
+			t.Fatalf("seed %d: %d results, want 8", seed, len(r.got))
+		}
+		done := r.got[0].Done
+		// The server's stall holds the decisions, the reader's the
+		// answers: each at most 50ms, at least 1ns.
+		if done <= 120*ms || done > 220*ms {
+			t.Errorf("seed %d: answered at %v, want after 120ms (a stall) and by 220ms (two stalls)", seed, done)
+		}
+		for i, res := range r.got {
+			if res.Seq != i+1 || res.Done != done || res.Status != 200 {
+				t.Errorf("seed %d: result %d is seq %d, status %d, done %v; want seq %d, 200, done %v with the others",
+					seed, i, res.Seq, res.Status, res.Done, i+1, done)
+			}
+		}
+	}
+}
+
+// script drives a run through every way of sending, on a jittery and
+// stalling network, and returns its results.
+func script(t *testing.T, seed string) []attack.Result {
+	r := run(t, "sim:token_bucket?rate=10/s&burst=20&rtt=20ms&jitter=3ms&stall=15ms&stall-share=0.2&seed="+seed, attack.Options{})
+	for range 3 {
+		r.do(attack.Shot{})
+	}
+	r.n.Schedule(r.ctx, 40, every(200*ms, 7*ms))
+	r.n.Burst(r.ctx, time.Second, shots(30))
+	r.do(attack.Shot{Fresh: true})
+	r.n.Finish()
+	out := make([]attack.Result, len(r.got))
+	for i, res := range r.got {
+		out[i] = *res
+	}
+	return out
+}
+
+func TestSameSeedSameResults(t *testing.T) {
+	a, b := script(t, "42"), script(t, "42")
+	if len(a) != 74 {
+		t.Fatalf("%d results, want 74", len(a))
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("two runs of seed 42 gave different results")
+	}
+	if reflect.DeepEqual(a, script(t, "43")) {
+		t.Error("seeds 42 and 43 gave the same results: the seed draws nothing")
+	}
+}
+
+// stallBurst answers one request, sleeps 20s (past that request's 10s
+// timeout, when timeout is the default) and returns a stalled burst's
+// results.
+func stallBurst(t *testing.T, timeout time.Duration) []attack.Result {
+	r := run(t, "sim:token_bucket?rate=10/s&burst=20&rtt=20ms&stall=50ms&stall-share=1&seed=5", attack.Options{Timeout: timeout})
+	r.do(attack.Shot{})
+	r.sleepTo(20 * time.Second)
+	r.n.Burst(r.ctx, r.n.Now(), shots(5))
+	r.n.Wait()
+	out := make([]attack.Result, len(r.got))
+	for i, res := range r.got {
+		out[i] = *res
+	}
+	return out
+}
+
+// The timeout of a request already answered is no event of the network:
+// it starts no stall and draws nothing, so whether it fell before the
+// burst changes none of the burst's results.
+func TestAnsweredRequestsTimeoutStartsNoStall(t *testing.T) {
+	passed, pending := stallBurst(t, 0), stallBurst(t, time.Hour)
+	if !reflect.DeepEqual(passed, pending) {
+		t.Errorf("a burst after an answered request's timeout was answered at %v, before it at %v", passed[1].Done, pending[1].Done)
+	}
+}
