@@ -75,7 +75,7 @@ builtin:token_bucket?rate=10/s&burst=20.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newVersionCmd(), newServeCmd(), newAttackCmd(), newProbeCmd(), newCompareCmd(), newDemoCmd(), newCheckCmd(), newReportCmd(), newKubeCmd())
+	root.AddCommand(newVersionCmd(), newServeCmd(), newAttackCmd(), newProbeCmd(), newCompareCmd(), newDemoCmd(), newCheckCmd(), newReportCmd(), newKubeCmd(), newSelftestCmd())
 	strictCompletion(root)
 	strictHelp(root)
 	return root

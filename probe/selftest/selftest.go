@@ -107,7 +107,7 @@ func describe(c limiter.Config) string {
 }
 
 func (o *Outcome) score() {
-	t, inf := o.Truth, o.Inference
+	t, inf := observable(o.Truth), o.Inference
 	o.FamilyOK = inf.Family == t.Algo
 	if !o.FamilyOK {
 		for _, a := range inf.Alternatives {
@@ -200,6 +200,20 @@ func (o *Outcome) score() {
 		}
 	}
 	o.ParamsOK = len(o.ParamErrs) == 0
+}
+
+// observable is the limiter a truth behaves as: a token bucket refilled
+// in clumps that each fill it whole is, decision for decision, a fixed
+// window of its capacity on its fill grid (probe names it so: see
+// fullFillWindows).
+func observable(t limiter.Config) limiter.Config {
+	if t.Algo == limiter.TokenBucket && t.RefillEvery > 0 && t.Rate*t.RefillEvery.Seconds() >= float64(t.Burst) {
+		w := t
+		w.Algo, w.Limit, w.Window, w.Align = limiter.FixedWindow, t.Burst, t.RefillEvery, limiter.AlignStart
+		w.Rate, w.Burst, w.RefillEvery = 0, 0, 0
+		return w
+	}
+	return t
 }
 
 // demoTargets are one built-in target per family, then one per variant (a

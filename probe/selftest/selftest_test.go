@@ -2,13 +2,9 @@ package selftest
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/ratecheck/ratecheck/internal/testenv"
-	"github.com/ratecheck/ratecheck/probe"
 )
 
 // demoEvidence is what a variant's demo row must tell its user, the fact
@@ -20,10 +16,28 @@ var demoEvidence = map[string]string{
 	"builtin:tiers?mode=either&t1=token_bucket:rate=4/s,burst=4&t2=fixed_window:limit=8,window=2s": "two limits on one key",
 }
 
-// One built-in target per family, probed end to end: the family and its
-// parameters must come out within the harness's bars, with confidence of
-// at least 0.3. (The full matrix is
-// `go test -tags accuracy ./probe/selftest/`.)
+// simNetwork is the link the family tests probe across: a LAN's round trip
+// with jitter and the occasional stall of a loaded machine, on a fixed seed.
+const simNetwork = "rtt=1ms&jitter=200us&stall=15ms&seed=1"
+
+// simulated is the demo target spec on the simulated network.
+func simulated(spec string) string {
+	sep := "&"
+	if !strings.Contains(spec, "?") {
+		sep = "?"
+	}
+	return "sim:" + strings.TrimPrefix(spec, "builtin:") + sep + simNetwork
+}
+
+// One built-in target per family, probed on the simulated network (the
+// same plan, models and response contract as live, on virtual time): the
+// family and its parameters must come out within the harness's bars, with
+// the evidence a demo row tells, at confidence of at least 0.3 (stalls of
+// 15 ms cost a concurrency cap 6 of 368 decisions, and it 0.30: the
+// sweep's reliability table judges what confidence means). Exact and
+// seeded: a failure replays with the command it prints. (The full matrix
+// is `go test -tags accuracy ./probe/selftest/`, the whole model space
+// TestSimulationSweep.)
 func TestProbeNamesEveryFamily(t *testing.T) {
 	for spec := range demoEvidence {
 		if !slices.Contains(DemoTargets(), spec) {
@@ -31,30 +45,25 @@ func TestProbeNamesEveryFamily(t *testing.T) {
 		}
 	}
 	for _, spec := range DemoTargets() {
-		// The run's results stream, kept when the test fails and
-		// $RATECHECK_KEEP asks (to re-infer it with `ratecheck report`).
-		path := filepath.Join(t.TempDir(), testenv.KeepName(spec)+".jsonl")
-		testenv.KeepOnFailure(t, path)
-		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{ResultsFile: path})
+		run, err := RunSim(context.Background(), Draw{Spec: simulated(spec)})
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
+		out := run.Outcome
 		if !out.FamilyOK || !out.ParamsOK {
-			t.Errorf("%s: inferred %q (confidence %.2f), truth %s; param errors %v\nevidence %v",
-				spec, out.Inference.Summary(), out.Inference.Confidence, out.TruthText, out.ParamErrs, out.Inference.Evidence)
+			t.Errorf("%s: inferred %q (confidence %.2f), truth %s; param errors %v\nevidence %v\nreplay: %s",
+				spec, out.Inference.Summary(), out.Inference.Confidence, out.TruthText, out.ParamErrs, out.Inference.Evidence, run.Replay)
 			continue
 		}
 		if want, ok := demoEvidence[spec]; ok && !strings.Contains(strings.Join(out.Inference.Evidence, "\n"), want) {
 			t.Errorf("%s: named right, but no evidence %q: %q", spec, want, out.Inference.Evidence)
 		}
-		// Right, and not unsure beyond what a loaded machine does to a
-		// probe of a few hundred decisions: a window every knock restarts
-		// is probed by knocking slowly, and four late answers of 174 on a
-		// CI machine cost it a quarter of its confidence (0.45). The
-		// harness's reliability table judges what confidence means.
 		if out.Inference.Confidence < 0.3 {
-			t.Errorf("%s: right family but confidence %.2f (%d of %d explained); alternatives %+v\nevidence %v",
-				spec, out.Inference.Confidence, out.Inference.Explained, out.Inference.Decisions, out.Inference.Alternatives, out.Inference.Evidence)
+			t.Errorf("%s: right family but confidence %.2f (%d of %d explained); alternatives %+v\nreplay: %s",
+				spec, out.Inference.Confidence, out.Inference.Explained, out.Inference.Decisions, out.Inference.Alternatives, run.Replay)
+		}
+		if len(run.Violations) > 0 {
+			t.Errorf("%s: %v\nreplay: %s", spec, run.Violations, run.Replay)
 		}
 	}
 }
@@ -65,12 +74,12 @@ func TestProbeWithoutHeaders(t *testing.T) {
 		"builtin:token_bucket?rate=5/s&burst=10&headers=none",
 		"builtin:fixed_window?limit=10&window=1s&headers=none&align=first",
 	} {
-		out, err := ProbeBuiltin(context.Background(), spec, probe.Options{})
+		run, err := RunSim(context.Background(), Draw{Spec: simulated(spec)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !out.FamilyOK || !out.ParamsOK {
-			t.Errorf("%s: inferred %q, truth %s, errors %v\nevidence %v", spec, out.Inference.Summary(), out.TruthText, out.ParamErrs, out.Inference.Evidence)
+		if out := run.Outcome; !out.FamilyOK || !out.ParamsOK {
+			t.Errorf("%s: inferred %q, truth %s, errors %v\nevidence %v\nreplay: %s", spec, out.Inference.Summary(), out.TruthText, out.ParamErrs, out.Inference.Evidence, run.Replay)
 		}
 	}
 }
