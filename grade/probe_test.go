@@ -44,3 +44,18 @@ func TestBurstWithoutDecisionsIsNamed(t *testing.T) {
 		t.Errorf("skip reason %q, want %q", c.Actual, want)
 	}
 }
+
+// An unsure inference says nothing of the refill: a burst of a bucket that
+// got one refill during it (11 against an advertised 10) is not called an
+// over-admission because the inference, at 0.3, named a window.
+func TestUnsureInferenceGrantsABurstOneRefill(t *testing.T) {
+	b := newBuilder()
+	for i := range 11 {
+		b.add("burst", 1000+0.01*float64(i), 200, xq(10, 10-1-min(i, 9), resetAt)...)
+	}
+	unsure := probe.Inference{Family: "fixed_window", Limit: 10, WindowS: 1, Confidence: 0.3}
+	check(t, b.grade(unsure), "burst.over-admission", Pass)
+	sure := unsure
+	sure.Confidence = 0.9
+	check(t, b.grade(sure), "burst.over-admission", Fail)
+}

@@ -256,6 +256,12 @@ func span(rs []*res) time.Duration {
 // (buckets); 0 for families whose capacity returns in steps or not at all
 // with time.
 func (v *view) refillRate() float64 {
+	if v.inf.Confidence < minConfidence {
+		// An unsure inference's family says nothing of the refill: a
+		// bucket of 10/s named a window at low confidence on a loaded CI
+		// run left a burst's one refill (11 of 10) unexplained.
+		return -1
+	}
 	switch v.inf.Family {
 	case limiter.TokenBucket, limiter.LeakyShaping:
 		return v.inf.RatePerS
