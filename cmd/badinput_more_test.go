@@ -129,6 +129,13 @@ func badInputCasesMore() []badInputCase {
 		usage("compare-profile-max-time", []string{"compare", "--max-time", "3s", tb5, "builtin:none"}, nil,
 			"--max-time does not apply to compare without --probe", "--max-duration 3s"),
 
+		// ---- a target that dies mid-probe is never a clean answer (the
+		// simulated server refuses from 3 s on; a real one killed mid-probe
+		// is probe's TestProbeOfATargetThatDiesStopsAndNamesNothing)
+		{name: "probe-of-a-server-that-dies", args: []string{"probe", "--out", "{dir}/r.jsonl", "sim:token_bucket?rate=10/s&burst=20&fail=refuse&fail-at=3s"},
+			code: ExitUntested, msg: []string{"the target stopped answering 3.00 s into the probe", "connection refused"}, first: []string{"results: ", "r.jsonl"},
+			results: "r.jsonl", stdout: []string{"failed", "inconclusive"}, noStdout: []string{"grade:"}, noFamily: true},
+
 		// ---- a family needs the phase that tells it: a 6 s probe of a
 		// one-minute window sees the burst and no recovery
 		{name: "check-family-of-a-window-longer-than-the-run", args: []string{"check", "--max-time", "6s", "-e", "family=fixed_window", "-e", "window=60s",
