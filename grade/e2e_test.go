@@ -16,6 +16,7 @@ import (
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/targets/fleet"
 	"github.com/ratecheck/ratecheck/targets/refserver"
+	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
 // probed is one end-to-end probe of a builtin: target, graded.
@@ -67,17 +68,39 @@ func runProbe(t *testing.T, spec string) probed {
 	return po.p
 }
 
+// simNetwork is the link a graded probe runs across on the simulator: a
+// LAN's round trip with jitter and a loaded machine's stalls, on one seed.
+const simNetwork = "rtt=1ms&jitter=200us&stall=15ms&seed=1"
+
+// simulated says whether spec's grading needs no real socket: the
+// response contract is the reference server's own on the simulator
+// (refserver.Handler.Decide), seeded and exact. The race fault needs real
+// concurrency, and a fleet real replicas (and Redis): those run live.
+func simulated(spec string) bool {
+	return strings.HasPrefix(spec, refserver.BuiltinPrefix) && !strings.HasPrefix(spec, "builtin:fleet") &&
+		!strings.Contains(spec, refserver.FaultRace)
+}
+
 func probeNow(spec string) probed {
-	url, stop, err := startBuiltin(spec)
-	if err != nil {
-		return probed{err: err}
+	url, stop := "http://127.0.0.1/", func() {}
+	opt := probe.Options{MaxTime: probeMaxTime}
+	if simulated(spec) {
+		cfg, err := sim.ParseSpec(sim.FromBuiltin(spec, simNetwork))
+		if err != nil {
+			return probed{err: err}
+		}
+		opt.Network = sim.Func(cfg)
+	} else {
+		var err error
+		if url, stop, err = startBuiltin(spec); err != nil {
+			return probed{err: err}
+		}
 	}
 	defer stop()
 	req, err := attack.NewRequest("GET", url, nil, "")
 	if err != nil {
 		return probed{err: err}
 	}
-	opt := probe.Options{MaxTime: probeMaxTime}
 	if dir := testenv.KeepDir(); dir != "" {
 		opt.ResultsFile = filepath.Join(dir, testenv.KeepName(spec)+".jsonl")
 	}

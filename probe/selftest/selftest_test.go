@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
 // demoEvidence is what a variant's demo row must tell its user, the fact
@@ -21,13 +23,7 @@ var demoEvidence = map[string]string{
 const simNetwork = "rtt=1ms&jitter=200us&stall=15ms&seed=1"
 
 // simulated is the demo target spec on the simulated network.
-func simulated(spec string) string {
-	sep := "&"
-	if !strings.Contains(spec, "?") {
-		sep = "?"
-	}
-	return "sim:" + strings.TrimPrefix(spec, "builtin:") + sep + simNetwork
-}
+func simulated(spec string) string { return sim.FromBuiltin(spec, simNetwork) }
 
 // One built-in target per family, probed on the simulated network (the
 // same plan, models and response contract as live, on virtual time): the

@@ -204,3 +204,16 @@ func (c Config) FailInstant() time.Duration {
 func (c Config) rng() *rand.Rand {
 	return rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
 }
+
+// FromBuiltin is the sim: spec of a builtin: target behind the network
+// network describes ("rtt=1ms&seed=3"): the same limiter, simulated.
+func FromBuiltin(builtin, network string) string {
+	s := Prefix + strings.TrimPrefix(builtin, refserver.BuiltinPrefix)
+	switch {
+	case network == "":
+		return s
+	case strings.Contains(s, "?"):
+		return s + "&" + network
+	}
+	return s + "?" + network
+}

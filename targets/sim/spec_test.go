@@ -70,3 +70,19 @@ func TestReplaySpecWritesTheSeed(t *testing.T) {
 		}
 	}
 }
+
+// A builtin: target moves behind a simulated network with its keys whole.
+func TestFromBuiltinKeepsTheKeys(t *testing.T) {
+	for _, c := range []struct{ builtin, network, want string }{
+		{"builtin:none", "seed=1", "sim:none?seed=1"},
+		{"builtin:token_bucket?rate=10/s&burst=20", "rtt=1ms&seed=1", "sim:token_bucket?rate=10/s&burst=20&rtt=1ms&seed=1"},
+		{"builtin:none", "", "sim:none"},
+	} {
+		if got := sim.FromBuiltin(c.builtin, c.network); got != c.want {
+			t.Errorf("FromBuiltin(%q, %q) = %q, want %q", c.builtin, c.network, got, c.want)
+		}
+		if _, err := sim.ParseSpec(sim.FromBuiltin(c.builtin, c.network)); err != nil {
+			t.Errorf("%s: %v", c.want, err)
+		}
+	}
+}
