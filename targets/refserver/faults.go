@@ -355,16 +355,35 @@ const raceLag = 5 * time.Millisecond
 // requests never notice; a concurrent burst is over-admitted. (A
 // concurrency cap is left alone: its slots must balance on release.)
 func (h *Handler) racyDecide(key string) (time.Time, limiter.Decision) {
-	h.mu.Lock()
-	room, seen := h.stale[key]
-	h.mu.Unlock()
+	read := h.readStale(key)
 	time.Sleep(raceLag)
+	return h.actOnStale(key, read)
+}
+
+// staleRead is what the race fault's check saw: the quota left as of the
+// last decision on the key, if there was one.
+type staleRead struct {
+	room int
+	seen bool
+}
+
+// readStale is the check half of the race fault's check-then-act.
+func (h *Handler) readStale(key string) staleRead {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	room, seen := h.stale[key]
+	return staleRead{room, seen}
+}
+
+// actOnStale is the act half: the limiter decides, and a refusal becomes
+// an admission when the earlier read said there was room.
+func (h *Handler) actOnStale(key string, read staleRead) (time.Time, limiter.Decision) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := h.now()
 	d := h.lim.Allow(key, now)
 	h.stale[key] = d.Remaining
-	if !d.Allowed && (!seen || room > 0) && h.opt.Limiter.Algo != limiter.Concurrency {
+	if !d.Allowed && (!read.seen || read.room > 0) && h.opt.Limiter.Algo != limiter.Concurrency {
 		d.Allowed, d.RetryAfter = true, 0
 	}
 	return now, d
