@@ -78,8 +78,12 @@ func TestMergeSteadyShardsExactly(t *testing.T) {
 	}
 }
 
-// A burst split four ways against one limiter concludes as one burst: the
-// limiter admits its capacity from all the shards together.
+// A burst split four ways against one limiter admits its capacity from all
+// the shards together, and the merged run concludes one burst when the
+// shards kept to one instant. Whether four shards in one process under
+// -race on a loaded machine keep within oneInstant is up to the scheduler,
+// so when they did not, the verdict must say so and name the late shard
+// (the logic on both sides is exact in TestMergeBurstShardsOnTheCommonClock).
 func TestMergeBurstShardsAsOneBurst(t *testing.T) {
 	srv := startBuiltin(t, "builtin:token_bucket?rate=1/s&burst=10")
 	paths := runShards(t, srv.URL, Burst{K: 20}, 4, "r2")
@@ -88,12 +92,22 @@ func TestMergeBurstShardsAsOneBurst(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := m.Report.Metrics.Burst
-	if b == nil || b.Size != 20 || b.Admitted != 10 || b.Rejected != 10 {
+	if b == nil || b.Size != 20 || b.Admitted+b.Rejected != 20 || b.Admitted < 10 {
 		t.Fatalf("merged burst %+v", b)
 	}
-	if !strings.HasPrefix(m.Report.Verdict, "burst of 20 after 0s idle: 10 admitted") {
-		t.Errorf("verdict %q", m.Report.Verdict)
+	if b.SendSpread < time.Second && b.Admitted != 10 { // a refill of 1/s adds a token only after a second
+		t.Fatalf("merged burst sent over %v admitted %d, want the bucket's 10", b.SendSpread, b.Admitted)
 	}
+	if m.Concluded {
+		if !strings.HasPrefix(m.Report.Verdict, "burst of 20 after 0s idle: 10 admitted") {
+			t.Errorf("verdict %q", m.Report.Verdict)
+		}
+		return
+	}
+	if !strings.Contains(m.Report.Verdict, "NOT released at one instant") || !strings.Contains(m.Report.Verdict, "was late to the common instant") {
+		t.Errorf("not concluded, verdict %q", m.Report.Verdict)
+	}
+	t.Logf("the shards missed one instant on this machine: %s", m.Report.Verdict)
 }
 
 // Streams that are not every shard of one run, once, are refused with the
