@@ -12,9 +12,10 @@ import (
 )
 
 // The charts of the HTML report are computed here as lists of SVG shapes
-// with their coordinates already formatted; html.go's template only writes
-// them out (escaped), so no text from a results file reaches the page
-// unescaped and the geometry is testable without a browser.
+// with their coordinates already formatted; htmlchart.go only turns them
+// into nodes, whose text and attribute values html.Render escapes, so no
+// text from a results file reaches the page unescaped and the geometry is
+// testable without a browser.
 
 // shape is one SVG element.
 type shape struct {

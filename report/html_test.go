@@ -295,9 +295,9 @@ func TestHTMLGolden(t *testing.T) {
 	golden(t, "probe.html", buf.Bytes())
 }
 
-// escapeText escapes s as html/template writes text.
+// escapeText escapes s as html.Render writes text.
 func escapeText(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;").Replace(s)
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
 }
 
 // assertOffline checks that the page needs nothing from the network.
@@ -363,6 +363,62 @@ func TestHTMLEscapesEverything(t *testing.T) {
 	// other-status diamond in each run.
 	if !strings.Contains(buf.String(), "id=\"overview\"") {
 		t.Error("two runs but no side-by-side overview")
+	}
+}
+
+// Markup injected through a results file — the target URL, a note, a
+// response header, the run's kind (an attribute) — comes out as text: the
+// raw markup is nowhere in the page, its escaped form is, and the parsed
+// page gives the strings back exactly.
+func TestHTMLEscapesInjectedMarkup(t *testing.T) {
+	const (
+		script = `<script>alert(1)</script>`
+		img    = `"><img src=x onerror=1>`
+	)
+	url := "http://127.0.0.1:1/" + img + script
+	note := "note " + script + img
+	header := img + script
+	rs := []attack.Result{{Seq: 1, Sent: time.Millisecond, Done: 2 * time.Millisecond, Status: 429, Headers: map[string]string{"retry-after": header}}}
+	run := AttackRun("target", url, "burst", time.Unix(1700000000, 0), rs, &attack.Report{Verdict: "v"}, 0, []string{note})
+	run.Kind = img
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, NewDocument("test", "attack", "burst", run)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.Bytes()
+	for _, bad := range []string{script, img, "<img", "<script"} {
+		if bytes.Contains(page, []byte(bad)) {
+			t.Errorf("the page holds %q unescaped", bad)
+		}
+	}
+	for _, want := range []string{
+		`&lt;script&gt;alert(1)&lt;/script&gt;`,
+		`data-kind="&#34;&gt;&lt;img src=x onerror=1&gt;"`,
+		`&#34;&gt;&lt;img src=x onerror=1&gt;&lt;script&gt;`,
+	} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the page lacks the escaped %q", want)
+		}
+	}
+	els := parsePage(t, page)
+	assertOffline(t, els, page)
+	found := map[string]bool{}
+	for _, e := range els {
+		switch {
+		case e.name == "section" && e.attrs["data-kind"] == img:
+			found["kind"] = true
+		case e.name == "dd" && e.text == url:
+			found["url"] = true
+		case e.name == "li" && e.text == note:
+			found["note"] = true
+		case e.name == "title" && strings.HasSuffix(e.text, "Retry-After "+header):
+			found["header"] = true
+		}
+	}
+	for _, k := range []string{"kind", "url", "note", "header"} {
+		if !found[k] {
+			t.Errorf("the injected %s is not in the page as text", k)
+		}
 	}
 }
 
