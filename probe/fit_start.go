@@ -128,7 +128,8 @@ func fitStartAligned(evs []event, h hypotheses, family string, plain []Candidate
 	// Origins just before the run: a window's length then moves the
 	// boundaries inside the run by little, so the two are fitted apart.
 	ref := evs[0].at.Add(-time.Minute)
-	var cfgs []limiter.Config
+	// Sized up front (see buckets in fitAll): the start grid is the largest.
+	cfgs := make([]limiter.Config, 0, (2*len(pairs)+len(counting))*startPhases)
 	for _, p := range pairs {
 		if p.w <= 0 {
 			continue

@@ -307,6 +307,10 @@ func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
 	}
 	add(limiter.Concurrency, conc)
 	buckets := func(rates []float64) (tb, ls []limiter.Config) {
+		// Sized up front: a config is some 300 bytes, and growing lists of
+		// tens of thousands by append cost a quarter of a fit's CPU.
+		tb = make([]limiter.Config, 0, len(rates)*len(h.limits)+len(h.windows))
+		ls = make([]limiter.Config, 0, len(rates)*len(h.limits)*len(h.delays))
 		for _, r := range rates {
 			for _, b := range h.limits {
 				tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: r, Burst: b})

@@ -136,7 +136,10 @@ func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound
 	mis := 0
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
-		at := ev.at.Add(offset)
+		at := ev.at
+		if offset != 0 { // most replays are at no offset: skip the Add
+			at = at.Add(offset)
+		}
 		unc := max(unc, ev.slack)
 		var d limiter.Decision
 		switch {
@@ -153,12 +156,13 @@ func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound
 		default:
 			// A rejection is judged as early as the uncertainty allows
 			// (capacity only grows with time between decisions), never
-			// before the key's previous decision.
-			floor := ev.floor
-			if !floor.IsZero() {
-				floor = floor.Add(offset)
+			// before the key's previous decision: on the events' time
+			// line, then shifted by the offset (one Add, not two).
+			judged := later(ev.at.Add(-unc), ev.floor)
+			if offset != 0 {
+				judged = judged.Add(offset)
 			}
-			d = lim.Allow(ev.key, later(at.Add(-unc), floor))
+			d = lim.Allow(ev.key, judged)
 		}
 		miss := false
 		switch {
@@ -209,7 +213,10 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 	mis := 0
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
-		at := ev.at.Add(offset)
+		at := ev.at
+		if offset != 0 { // most replays are at no offset: skip the Add
+			at = at.Add(offset)
+		}
 		unc := max(unc, ev.slack)
 		keep := pending[:0]
 		for _, p := range pending {

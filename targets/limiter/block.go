@@ -10,27 +10,29 @@ import "time"
 type blocking struct {
 	inner Limiter
 	cfg   Config
-	until map[string]time.Time
+	clock clock
+	until map[string]instant
 	limit int // the algorithm's advertised limit, for headers during a block
 }
 
 func newBlocking(inner Limiter, cfg Config) *blocking {
-	return &blocking{inner: inner, cfg: cfg, until: map[string]time.Time{}}
+	return &blocking{inner: inner, cfg: cfg, until: map[string]instant{}}
 }
 
 func (b *blocking) Config() Config { return b.cfg }
 
 func (b *blocking) Release(key string, now time.Time) { b.inner.Release(key, now) }
 
-func (b *blocking) Allow(key string, now time.Time) Decision {
+func (b *blocking) Allow(key string, at time.Time) Decision {
+	now := b.clock.at(at)
 	if u, ok := b.until[key]; ok {
-		if now.Before(u) {
-			wait := u.Sub(now)
+		if now.before(u) {
+			wait := u.sub(now)
 			return Decision{Limit: b.limit, RetryAfter: wait, Reset: wait}
 		}
 		delete(b.until, key)
 	}
-	d := b.inner.Allow(key, now)
+	d := b.inner.Allow(key, at)
 	b.limit = d.Limit
 	if !d.Allowed {
 		// A silent client is admitted once the block is over and the
@@ -38,7 +40,7 @@ func (b *blocking) Allow(key string, now time.Time) Decision {
 		// own answer is that of a silent client, since nothing reaches it
 		// while the key is shut.
 		wait := max(b.cfg.Block, d.RetryAfter)
-		b.until[key] = now.Add(wait)
+		b.until[key] = now.add(wait)
 		d.RetryAfter = wait
 		d.Reset = max(d.Reset, wait)
 		d.Remaining = 0

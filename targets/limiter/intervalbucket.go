@@ -16,14 +16,16 @@ import (
 type intervalBucket struct {
 	cfg     Config
 	perFill float64 // tokens added at each fill instant
-	keys    map[string]*ibState
+	clock   clock
+	fills   grid // the fill intervals
+	keys    keyed[ibState]
 }
 
 type ibState struct {
 	tokens float64
 	// fill is the last fill instant applied: the start of the fill
 	// interval the state is up to date with.
-	fill time.Time
+	fill instant
 }
 
 // tokenEps absorbs float noise in token counts (Rate·D of 0.1/s × 30 s is
@@ -32,21 +34,24 @@ const tokenEps = 1e-9
 
 func newIntervalBucket(cfg Config) *intervalBucket {
 	per := math.Round(cfg.Rate*cfg.RefillEvery.Seconds()/tokenEps) * tokenEps
-	return &intervalBucket{cfg: cfg, perFill: per, keys: map[string]*ibState{}}
+	b := &intervalBucket{cfg: cfg, perFill: per}
+	b.fills = newGrid(&b.clock, cfg.Origin, cfg.RefillEvery)
+	return b
 }
 
 func (b *intervalBucket) Config() Config            { return b.cfg }
 func (b *intervalBucket) Release(string, time.Time) {}
 
-func (b *intervalBucket) Allow(key string, now time.Time) Decision {
+func (b *intervalBucket) Allow(key string, at time.Time) Decision {
+	now := b.clock.at(at)
 	every, capacity := b.cfg.RefillEvery, float64(b.cfg.Burst)
-	s := b.keys[key]
+	s := b.keys.lookup(key)
 	if s == nil {
 		// A new key starts full, in the fill interval holding now.
-		s = &ibState{tokens: capacity, fill: gridStart(now, time.Time{}, b.cfg.Origin, every)}
-		b.keys[key] = s
-	} else if start := gridStart(now, s.fill, b.cfg.Origin, every); start.After(s.fill) {
-		fills := float64(start.Sub(s.fill) / every)
+		s = &ibState{tokens: capacity, fill: b.fills.start(&b.clock, now, instant{}, false)}
+		b.keys.add(key, s)
+	} else if start := b.fills.start(&b.clock, now, s.fill, true); start.after(s.fill) {
+		fills := float64(start.sub(s.fill) / every)
 		s.tokens = math.Min(capacity, s.tokens+fills*b.perFill)
 		s.fill = start
 	}
@@ -65,11 +70,11 @@ func (b *intervalBucket) Allow(key string, now time.Time) Decision {
 // untilTokens is the time from now to the first fill instant at which the
 // key holds at least want tokens, if nothing is taken meanwhile (0 if it
 // holds them now).
-func (b *intervalBucket) untilTokens(s *ibState, want float64, now time.Time) time.Duration {
+func (b *intervalBucket) untilTokens(s *ibState, want float64, now instant) time.Duration {
 	missing := want - s.tokens
 	if missing <= tokenEps {
 		return 0
 	}
 	fills := time.Duration(math.Ceil(missing/b.perFill - tokenEps))
-	return s.fill.Add(fills * b.cfg.RefillEvery).Sub(now)
+	return s.fill.add(fills * b.cfg.RefillEvery).sub(now)
 }

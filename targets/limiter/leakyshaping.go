@@ -19,36 +19,38 @@ import (
 // model uses exact arithmetic, which the inference treats as within timing
 // uncertainty.
 type leakyShaping struct {
-	cfg  Config
-	keys map[string]*lsState
+	cfg   Config
+	clock clock
+	keys  keyed[lsState]
 }
 
 type lsState struct {
 	excess float64 // in requests
-	last   time.Time
+	last   instant
 }
 
 func newLeakyShaping(cfg Config) *leakyShaping {
-	return &leakyShaping{cfg: cfg, keys: map[string]*lsState{}}
+	return &leakyShaping{cfg: cfg}
 }
 
 func (l *leakyShaping) Config() Config            { return l.cfg }
 func (l *leakyShaping) Release(string, time.Time) {}
 
-func (l *leakyShaping) Allow(key string, now time.Time) Decision {
+func (l *leakyShaping) Allow(key string, at time.Time) Decision {
+	now := l.clock.at(at)
 	r := l.cfg.Rate
 	burst := float64(l.cfg.Burst)
 	d := Decision{Limit: l.cfg.Burst + 1}
-	s := l.keys[key]
+	s := l.keys.lookup(key)
 	if s == nil {
 		// A new key is served at once with nothing queued (nginx sets
 		// excess to 0 for a fresh node).
-		l.keys[key] = &lsState{last: now}
+		l.keys.add(key, &lsState{last: now})
 		d.Allowed = true
 		d.Remaining = l.cfg.Burst
 		return d
 	}
-	elapsed := now.Sub(s.last).Seconds()
+	elapsed := now.sub(s.last).Seconds()
 	if elapsed < 0 {
 		elapsed = 0
 	}
@@ -74,15 +76,16 @@ func (l *leakyShaping) Allow(key string, now time.Time) Decision {
 
 // check is Allow without the charge (checker): the delay an admission
 // would get, and the queue as it stands before this request.
-func (l *leakyShaping) check(key string, now time.Time) Decision {
+func (l *leakyShaping) check(key string, at time.Time) Decision {
+	now := l.clock.at(at)
 	r, burst := l.cfg.Rate, float64(l.cfg.Burst)
 	d := Decision{Limit: l.cfg.Burst + 1}
-	s := l.keys[key]
+	s := l.keys.lookup(key)
 	if s == nil {
 		d.Allowed, d.Remaining = true, l.cfg.Burst+1
 		return d
 	}
-	excess := math.Max(0, s.excess-r*max(now.Sub(s.last).Seconds(), 0)+1)
+	excess := math.Max(0, s.excess-r*max(now.sub(s.last).Seconds(), 0)+1)
 	d.Allowed = excess <= burst+1e-9 || l.cfg.QueueUnbounded
 	if !d.Allowed {
 		d.RetryAfter = secondsToDuration((excess - burst) / r)

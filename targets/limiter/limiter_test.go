@@ -120,8 +120,9 @@ func TestSlidingCounterWorkedExample(t *testing.T) {
 	volley(l, "k", t0.Add(10*time.Second), 80)
 	volley(l, "k", t0.Add(61*time.Second), 20)
 	at := t0.Add(time.Minute + 18*time.Second) // 30% into the window
-	s := l.roll("k", at)
-	if got := l.estimate(s, at); got < 75.999999 || got > 76.000001 {
+	now := l.clock.at(at)
+	s := l.roll("k", now)
+	if got := l.estimate(s, now); got < 75.999999 || got > 76.000001 {
 		t.Fatalf("estimate = %v, want 76", got)
 	}
 	d := l.Allow("k", at)

@@ -19,36 +19,35 @@ import (
 // time while requests keep coming, and re-anchors at the next request
 // after two or more idle periods (both counters stale).
 type slidingCounter struct {
-	cfg  Config
-	keys map[string]*scState
+	cfg   Config
+	clock clock
+	grid  grid // AlignWall's and AlignStart's
+	keys  keyed[scState]
 }
 
 type scState struct {
-	start      time.Time // current window's start (epoch multiple of W)
+	start      instant // current window's start (epoch multiple of W)
 	prev, curr int
 }
 
 func newSlidingCounter(cfg Config) *slidingCounter {
-	return &slidingCounter{cfg: cfg, keys: map[string]*scState{}}
+	c := &slidingCounter{cfg: cfg}
+	origin := time.Time{} // the wall grid
+	if cfg.Align == AlignStart {
+		origin = cfg.Origin
+	}
+	c.grid = newGrid(&c.clock, origin, cfg.Window)
+	return c
 }
 
 func (c *slidingCounter) Config() Config { return c.cfg }
-
-// origin is the grid's anchor: the zero time (the wall grid) unless
-// AlignStart.
-func (c *slidingCounter) origin() time.Time {
-	if c.cfg.Align == AlignStart {
-		return c.cfg.Origin
-	}
-	return time.Time{}
-}
 
 func (c *slidingCounter) Release(string, time.Time) {}
 
 // Estimate returns the weighted count the limiter sees for key at now,
 // without changing state. Exposed for tests of the worked example.
-func (c *slidingCounter) estimate(s *scState, now time.Time) float64 {
-	elapsed := now.Sub(s.start)
+func (c *slidingCounter) estimate(s *scState, now instant) float64 {
+	elapsed := now.sub(s.start)
 	frac := float64(elapsed) / float64(c.cfg.Window)
 	if c.cfg.Align == AlignFirst {
 		// HAProxy's read_freq_ctr_period is integer arithmetic: the
@@ -59,11 +58,13 @@ func (c *slidingCounter) estimate(s *scState, now time.Time) float64 {
 	return float64(s.curr) + float64(s.prev)*(1-frac)
 }
 
-func (c *slidingCounter) roll(key string, now time.Time) *scState {
-	s := c.keys[key]
+func (c *slidingCounter) roll(key string, now instant) *scState {
+	s := c.keys.lookup(key)
 	if s == nil {
 		s = &scState{}
-		c.keys[key] = s
+		c.keys.add(key, s)
+		*s = c.rolled(nil, now)
+		return s
 	}
 	*s = c.rolled(s, now)
 	return s
@@ -71,19 +72,19 @@ func (c *slidingCounter) roll(key string, now time.Time) *scState {
 
 // rolled is s moved to the window holding now (s nil: a new key), as a
 // copy: check reads it without changing the key's state.
-func (c *slidingCounter) rolled(s *scState, now time.Time) scState {
+func (c *slidingCounter) rolled(s *scState, now instant) scState {
 	w := c.cfg.Window
 	if c.cfg.Align == AlignFirst {
 		return c.rolledFirst(s, now)
 	}
 	if s == nil {
-		return scState{start: gridStart(now, time.Time{}, c.origin(), w)}
+		return scState{start: c.grid.start(&c.clock, now, instant{}, false)}
 	}
 	r := *s
-	start := gridStart(now, r.start, c.origin(), w)
+	start := c.grid.start(&c.clock, now, r.start, true)
 	switch {
-	case start.Equal(r.start):
-	case start.Equal(r.start.Add(w)):
+	case start.equal(r.start):
+	case start.equal(r.start.add(w)):
 		r.prev, r.curr, r.start = r.curr, 0, start
 	default: // two or more windows idle: both counters are stale
 		r.prev, r.curr, r.start = 0, 0, start
@@ -94,16 +95,16 @@ func (c *slidingCounter) rolled(s *scState, now time.Time) scState {
 // rolledFirst is rolled on a grid anchored at the key's first request
 // (HAProxy's update_freq_ctr_period: one period on while within two, else
 // a fresh anchor at now with both counters zero).
-func (c *slidingCounter) rolledFirst(s *scState, now time.Time) scState {
+func (c *slidingCounter) rolledFirst(s *scState, now instant) scState {
 	w := c.cfg.Window
 	if s == nil {
 		return scState{start: now}
 	}
 	r := *s
 	switch {
-	case now.Before(r.start.Add(w)):
-	case now.Before(r.start.Add(2 * w)):
-		r.prev, r.curr, r.start = r.curr, 0, r.start.Add(w)
+	case now.before(r.start.add(w)):
+	case now.before(r.start.add(2 * w)):
+		r.prev, r.curr, r.start = r.curr, 0, r.start.add(w)
 	default:
 		r.prev, r.curr, r.start = 0, 0, now
 	}
@@ -111,25 +112,27 @@ func (c *slidingCounter) rolledFirst(s *scState, now time.Time) scState {
 }
 
 // check is Allow without the charge (checker).
-func (c *slidingCounter) check(key string, now time.Time) Decision {
-	s := c.rolled(c.keys[key], now)
+func (c *slidingCounter) check(key string, at time.Time) Decision {
+	now := c.clock.at(at)
+	s := c.rolled(c.keys.lookup(key), now)
 	L := float64(c.cfg.Limit)
 	est := c.estimate(&s, now)
 	d := Decision{Limit: c.cfg.Limit, Allowed: est+1 <= L+1e-9, Remaining: max(int(math.Floor(L-est)), 0)}
 	if !d.Allowed {
 		d.RetryAfter = c.retryAfter(&s, now)
 	}
-	end := s.start.Add(c.cfg.Window)
+	end := s.start.add(c.cfg.Window)
 	if s.curr > 0 {
-		end = end.Add(c.cfg.Window)
+		end = end.add(c.cfg.Window)
 	}
 	if s.curr > 0 || s.prev > 0 {
-		d.Reset = end.Sub(now)
+		d.Reset = end.sub(now)
 	}
 	return d
 }
 
-func (c *slidingCounter) Allow(key string, now time.Time) Decision {
+func (c *slidingCounter) Allow(key string, at time.Time) Decision {
+	now := c.clock.at(at)
 	s := c.roll(key, now)
 	L := float64(c.cfg.Limit)
 	est := c.estimate(s, now)
@@ -152,16 +155,16 @@ func (c *slidingCounter) Allow(key string, now time.Time) Decision {
 	// The estimate reaches zero when the current window has become the
 	// previous one and slid fully out, or at this window's end when only
 	// the previous window contributes.
-	end := s.start.Add(c.cfg.Window)
+	end := s.start.add(c.cfg.Window)
 	if s.curr > 0 {
-		end = end.Add(c.cfg.Window)
+		end = end.add(c.cfg.Window)
 	}
-	d.Reset = end.Sub(now)
+	d.Reset = end.sub(now)
 	return d
 }
 
 // retryAfter solves for the first instant at which est+1 ≤ L.
-func (c *slidingCounter) retryAfter(s *scState, now time.Time) time.Duration {
+func (c *slidingCounter) retryAfter(s *scState, now instant) time.Duration {
 	w := float64(c.cfg.Window)
 	L := float64(c.cfg.Limit)
 	room := L - 1 // the estimate must fall to this
@@ -172,10 +175,10 @@ func (c *slidingCounter) retryAfter(s *scState, now time.Time) time.Duration {
 	if c.cfg.Align == AlignFirst {
 		lift = 1
 	}
-	first := func(start time.Time, curr, prev float64, e float64) time.Time {
+	first := func(start instant, curr, prev float64, e float64) instant {
 		at := time.Duration(math.Round(e))
 		if lift == 0 {
-			return start.Add(at)
+			return start.add(at)
 		}
 		at = time.Duration(math.Floor(e))
 		for range 3 {
@@ -184,22 +187,22 @@ func (c *slidingCounter) retryAfter(s *scState, now time.Time) time.Duration {
 			}
 			at++
 		}
-		return start.Add(at)
+		return start.add(at)
 	}
 	// Within the current window: curr + prev·(1 − e/W) ≤ room.
 	if s.prev > 0 && float64(s.curr) <= room {
 		e := w * (1 - (room-float64(s.curr)+lift)/float64(s.prev))
 		at := first(s.start, float64(s.curr), float64(s.prev), e)
-		if at.After(now) {
-			return at.Sub(now)
+		if at.after(now) {
+			return at.sub(now)
 		}
 		return 0
 	}
 	// Otherwise in the next window, where curr becomes prev:
 	// curr·(1 − e/W) ≤ room.
-	next := s.start.Add(c.cfg.Window)
+	next := s.start.add(c.cfg.Window)
 	if float64(s.curr) < room+lift {
-		return next.Sub(now)
+		return next.sub(now)
 	}
-	return first(next, 0, float64(s.curr), w*(1-(room+lift)/float64(s.curr))).Sub(now)
+	return first(next, 0, float64(s.curr), w*(1-(room+lift)/float64(s.curr))).sub(now)
 }

@@ -10,35 +10,37 @@ import "time"
 // attempts lie in the window, so a client that keeps knocking faster than
 // L per W is never admitted again.
 type slidingLog struct {
-	cfg  Config
-	keys map[string]*slState
+	cfg   Config
+	clock clock
+	keys  keyed[slState]
 }
 
 // slState is a ring of admission instants, oldest at head.
 type slState struct {
-	ring []time.Time
+	ring []instant
 	head int
 	n    int
 }
 
 func newSlidingLog(cfg Config) *slidingLog {
-	return &slidingLog{cfg: cfg, keys: map[string]*slState{}}
+	return &slidingLog{cfg: cfg}
 }
 
 func (l *slidingLog) Config() Config            { return l.cfg }
 func (l *slidingLog) Release(string, time.Time) {}
 
-func (l *slidingLog) Allow(key string, now time.Time) Decision {
+func (l *slidingLog) Allow(key string, at time.Time) Decision {
+	now := l.clock.at(at)
 	if l.cfg.CountRejected {
 		return l.allowCounting(key, now)
 	}
-	s := l.keys[key]
+	s := l.keys.lookup(key)
 	if s == nil {
-		s = &slState{ring: make([]time.Time, l.cfg.Limit)}
-		l.keys[key] = s
+		s = &slState{ring: make([]instant, l.cfg.Limit)}
+		l.keys.add(key, s)
 	}
 	// Drop admissions that have left the window (t ≤ now − W).
-	for s.n > 0 && !s.ring[s.head].Add(l.cfg.Window).After(now) {
+	for s.n > 0 && !s.ring[s.head].add(l.cfg.Window).after(now) {
 		s.head = (s.head + 1) % len(s.ring)
 		s.n--
 	}
@@ -48,23 +50,19 @@ func (l *slidingLog) Allow(key string, now time.Time) Decision {
 		s.n++
 		d.Allowed = true
 	} else {
-		d.RetryAfter = s.ring[s.head].Add(l.cfg.Window).Sub(now)
+		d.RetryAfter = s.ring[s.head].add(l.cfg.Window).sub(now)
 	}
 	d.Remaining = l.cfg.Limit - s.n
 	newest := s.ring[(s.head+s.n-1)%len(s.ring)]
-	d.Reset = newest.Add(l.cfg.Window).Sub(now)
+	d.Reset = newest.add(l.cfg.Window).sub(now)
 	return d
 }
 
 // allowCounting logs every attempt, admitted or not (the ring grows past L
 // while a client knocks; attempts older than W are dropped).
-func (l *slidingLog) allowCounting(key string, now time.Time) Decision {
-	s := l.keys[key]
-	if s == nil {
-		s = &slState{}
-		l.keys[key] = s
-	}
-	for s.n > 0 && !s.ring[s.head].Add(l.cfg.Window).After(now) {
+func (l *slidingLog) allowCounting(key string, now instant) Decision {
+	s := l.keys.get(key)
+	for s.n > 0 && !s.ring[s.head].add(l.cfg.Window).after(now) {
 		s.head++
 		s.n--
 	}
@@ -79,34 +77,35 @@ func (l *slidingLog) allowCounting(key string, now time.Time) Decision {
 	if !d.Allowed {
 		// A silent client passes once only L−1 attempts remain in the
 		// window: when the (n−L+1)-th oldest has left it.
-		d.RetryAfter = s.ring[s.head+s.n-L].Add(l.cfg.Window).Sub(now)
+		d.RetryAfter = s.ring[s.head+s.n-L].add(l.cfg.Window).sub(now)
 	}
 	d.Remaining = max(L-s.n, 0)
-	d.Reset = now.Add(l.cfg.Window).Sub(now)
+	d.Reset = now.add(l.cfg.Window).sub(now)
 	return d
 }
 
 // check is Allow without the charge (checker), for a log of admissions
 // (a composition's tiers never count rejections).
-func (l *slidingLog) check(key string, now time.Time) Decision {
+func (l *slidingLog) check(key string, at time.Time) Decision {
+	now := l.clock.at(at)
 	L := l.cfg.Limit
 	d := Decision{Limit: L, Remaining: L, Allowed: true}
-	s := l.keys[key]
+	s := l.keys.lookup(key)
 	if s == nil {
 		return d
 	}
 	head, n := s.head, s.n
-	for n > 0 && !s.ring[head].Add(l.cfg.Window).After(now) {
+	for n > 0 && !s.ring[head].add(l.cfg.Window).after(now) {
 		head = (head + 1) % len(s.ring)
 		n--
 	}
 	d.Remaining = max(L-n, 0)
 	if n >= L {
 		d.Allowed = false
-		d.RetryAfter = s.ring[head].Add(l.cfg.Window).Sub(now)
+		d.RetryAfter = s.ring[head].add(l.cfg.Window).sub(now)
 	}
 	if n > 0 {
-		d.Reset = s.ring[(head+n-1)%len(s.ring)].Add(l.cfg.Window).Sub(now)
+		d.Reset = s.ring[(head+n-1)%len(s.ring)].add(l.cfg.Window).sub(now)
 	}
 	return d
 }
