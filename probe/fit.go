@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"math"
 	"runtime"
 	"slices"
@@ -358,7 +359,59 @@ func (o *Observation) rateEstimates() []float64 {
 			}
 		}
 	}
+	if r := saturatedRate(tr); r > 0 && !withinOctave(r, out) {
+		out = append(out, r)
+	}
 	return out
+}
+
+// saturatedRate is the admission rate where the trace outran the limit: the
+// median spacing of consecutive admissions with a rejection sent between
+// them. The trace's mean admission rate is only a lower bound on a refill
+// faster than the trace sent for most of its length (a bucket of one
+// refilled every 5 ms, traced at 6 ms then 3, 1.5 and 0.8 ms apart: 53
+// admitted over 3 s is 18/s; where rejections came between admissions they
+// were 5 ms apart). 0 when fewer than minSaturatedGaps such spacings.
+func saturatedRate(tr []attack.Result) float64 {
+	rs := slices.Clone(tr)
+	slices.SortFunc(rs, func(a, b attack.Result) int { return cmp.Compare(a.Sent, b.Sent) })
+	var gaps []time.Duration
+	last, rejectedSince := time.Duration(-1), false
+	for i := range rs {
+		switch r := &rs[i]; {
+		case r.Error != "":
+		case r.Admitted():
+			if last >= 0 && rejectedSince {
+				gaps = append(gaps, r.Sent-last)
+			}
+			last, rejectedSince = r.Sent, false
+		case r.Rejected():
+			rejectedSince = true
+		}
+	}
+	if len(gaps) < minSaturatedGaps {
+		return 0
+	}
+	slices.Sort(gaps)
+	if med := gaps[len(gaps)/2]; med > 0 {
+		return 1 / med.Seconds()
+	}
+	return 0
+}
+
+// minSaturatedGaps is how many admission spacings under saturation make a
+// rate estimate: fewer are a window's steps or a stall's, not a refill.
+const minSaturatedGaps = 5
+
+// withinOctave says whether r is within the coarse grid (half to twice) of
+// any estimate in ests: the grid around it holds r already.
+func withinOctave(r float64, ests []float64) bool {
+	for _, e := range ests {
+		if r >= e/2 && r <= 2*e {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *Observation) traceGap() time.Duration {

@@ -129,3 +129,35 @@ func TestStartAlignedWindowIsNotCalledAnIntervalRefill(t *testing.T) {
 		t.Fatalf("inferred %s", inf.Summary())
 	}
 }
+
+// A bucket of one refilled every 5.1 ms (196/s) behind a 16 ms round trip,
+// simulated (sim:token_bucket?burst=1&rate=195.94/s&rtt=16.4ms&jitter=1.5ms
+// &stall=11ms&scope=ip&seed=4047356740470257): the trace sent 6 ms apart,
+// then 3, 1.5 and 0.8, and admitted 53 in 3 s, a mean of 18/s. The rate
+// grid around that mean missed the truth by an octave and more: the best
+// bucket explained 225 of 269 decisions, and a concurrency cap of one was
+// named at 0.92. Where rejections came between admissions, the admissions
+// were 5 ms apart: that rate is searched too.
+func TestFastRefillIsSearchedAtItsSaturatedRate(t *testing.T) {
+	obs := recordedObservation(t, "testdata/fast-refill-bucket-of-one.jsonl")
+	tr := obs.phase(phaseTrace)
+	if r := saturatedRate(tr); r < 150 || r > 250 {
+		t.Errorf("saturated rate %.1f/s, want about 196/s", r)
+	}
+	inf := Infer(obs)
+	bucket := -1
+	for _, a := range inf.Alternatives {
+		if a.Family == limiter.TokenBucket {
+			bucket = a.Explained
+		}
+	}
+	if inf.Family == limiter.TokenBucket {
+		bucket = inf.Explained
+	}
+	if bucket < inf.Decisions-10 {
+		t.Errorf("the best token bucket explains %d of %d decisions, want all but 10 at most", bucket, inf.Decisions)
+	}
+	if inf.Family != limiter.TokenBucket && inf.Confidence >= 0.8 {
+		t.Errorf("named %s at %.2f: confidence 0.8 or more is for a right answer", inf.Summary(), inf.Confidence)
+	}
+}
