@@ -24,15 +24,19 @@ func TestBadSourceAddrsExit2(t *testing.T) {
 }
 
 // --expect scope=per-ip works in check, with no extra flag on a loopback
-// target, in either spelling; a global limit fails it.
+// target, in either spelling; a global limit fails it. What is checked is
+// the expectation against the scope the probe inferred, so the targets are
+// simulated (the simulator keys its limiter by source address as the
+// reference server does); that the address trial works on real sockets is
+// probe's TestProbeFindsTheScopeOnRealSockets.
 func TestCheckExpectsScope(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.jsonl")
-	code, stdout, stderr := runCmd(t, "check", "builtin:token_bucket?rate=10/s&burst=20&scope=ip", "--expect", "scope=per-ip", "--expect", "scope=per_ip", "--out", out)
+	code, stdout, stderr := runCmd(t, "check", simOf("builtin:token_bucket?rate=10/s&burst=20&scope=ip"), "--expect", "scope=per-ip", "--expect", "scope=per_ip", "--out", out)
 	if code != 0 || !strings.Contains(stdout, "2 passed, 0 failed") {
 		t.Fatalf("per ip: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	out = filepath.Join(t.TempDir(), "r.jsonl") // --out is never written over
-	code, stdout, stderr = runCmd(t, "check", "builtin:token_bucket?rate=10/s&burst=20", "--expect", "scope=per-ip", "--out", out)
+	code, stdout, stderr = runCmd(t, "check", simOf("builtin:token_bucket?rate=10/s&burst=20"), "--expect", "scope=per-ip", "--out", out)
 	if code != ExitFailed || !strings.Contains(stdout, "global") {
 		t.Fatalf("global: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}

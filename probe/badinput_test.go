@@ -25,6 +25,10 @@ func probeURL(t *testing.T, url string, opt Options) (Inference, error) {
 	return res.Inference, nil
 }
 
+// Targets that are no limiter, on real sockets (httptest servers: no
+// builtin: limiter answers like these): one that rejects everything, one
+// that redirects, one that is gone. Each probe runs once; the blocked and
+// the redirecting one stop after the first burst.
 func TestProbeBadTargets(t *testing.T) {
 	always := func(code int) *httptest.Server {
 		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -34,32 +38,32 @@ func TestProbeBadTargets(t *testing.T) {
 			w.WriteHeader(code)
 		}))
 	}
-	blocked := always(429)
-	defer blocked.Close()
-	inf, err := probeURL(t, blocked.URL, Options{MaxTime: MinTime})
-	if err != nil || inf.Family != Inconclusive || !strings.Contains(inf.Reason, "rejected, from the first") {
-		t.Fatalf("always-429: %+v %v", inf, err)
-	}
-	redirect := always(301)
-	defer redirect.Close()
-	inf, err = probeURL(t, redirect.URL, Options{MaxTime: MinTime})
-	if err != nil || inf.Family != Inconclusive || !strings.Contains(inf.Reason, "redirect") {
-		t.Fatalf("redirect: %+v %v", inf, err)
-	}
-	// Neither a blocked client nor a redirect is worth a budget: the plan
-	// stops after the first burst, and no note blames the budget.
-	for _, srv := range []*httptest.Server{blocked, redirect} {
+	for _, c := range []struct {
+		name   string
+		code   int
+		reason string
+	}{
+		{"always-429", 429, "rejected, from the first"},
+		{"redirect", 301, "redirect"},
+	} {
+		srv := always(c.code)
+		defer srv.Close()
 		req, _ := attack.NewRequest("GET", srv.URL, nil, "")
 		res, err := Run(context.Background(), req, Options{MaxTime: MinTime})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", c.name, err)
 		}
+		if inf := res.Inference; inf.Family != Inconclusive || !strings.Contains(inf.Reason, c.reason) {
+			t.Fatalf("%s: %+v", c.name, inf)
+		}
+		// Neither a blocked client nor a redirect is worth a budget: the
+		// plan stops after the first burst, and no note blames the budget.
 		if n := len(res.Observation.Results); n > calibrateRequests+firstBurstSize {
-			t.Errorf("%s: %d requests sent; the plan should stop after the first burst", srv.URL, n)
+			t.Errorf("%s: %d requests sent; the plan should stop after the first burst", c.name, n)
 		}
 		for _, n := range res.Notes {
 			if strings.Contains(n, "budget") {
-				t.Errorf("%s: note %q does not apply", srv.URL, n)
+				t.Errorf("%s: note %q does not apply", c.name, n)
 			}
 		}
 	}
@@ -74,7 +78,10 @@ func TestProbeBadTargets(t *testing.T) {
 
 // A target whose behaviour changes mid-probe (it stops limiting halfway):
 // no model explains it, and the probe says so instead of naming one with
-// confidence.
+// confidence. Its handler is no builtin: limiter, so it runs live; the
+// smallest request budget (MinRequests) puts the change halfway through
+// the run and ends the trace in under a second, where the default budget
+// traced for the whole MaxTime.
 func TestProbeBehaviourChangesMidway(t *testing.T) {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -87,7 +94,7 @@ func TestProbeBehaviourChangesMidway(t *testing.T) {
 		w.WriteHeader(200)
 	}))
 	defer srv.Close()
-	inf, err := probeURL(t, srv.URL, Options{MaxTime: 5 * time.Second})
+	inf, err := probeURL(t, srv.URL, Options{MaxTime: MinTime, MaxRequests: MinRequests})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,22 +7,26 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
-	"github.com/ratecheck/ratecheck/targets/refserver"
+	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
-// Probe a limiter from Go: start a reference token bucket on loopback (any
-// http(s) URL works the same), run the probe, and read the inference.
+// Probe a limiter from Go: name the target's URL, run the probe, and read
+// the inference. Here the target is the reference token bucket on the
+// simulator (Options.Network, targets/sim): the real plan on virtual time,
+// across a LAN-like link, seeded, so the example runs in a moment and
+// prints the same every time. To probe over real sockets leave Network
+// nil and name the target's URL (refserver.StartBuiltin serves the same
+// bucket on loopback).
 func ExampleRun() {
-	srv, err := refserver.StartBuiltin("builtin:token_bucket?rate=10/s&burst=20")
+	cfg, err := sim.ParseSpec("sim:token_bucket?rate=10/s&burst=20&rtt=1ms&jitter=200us&stall=15ms&seed=1")
 	if err != nil {
 		panic(err)
 	}
-	defer srv.Close()
-	req, err := attack.NewRequest("GET", srv.URL, nil, "")
+	req, err := attack.NewRequest("GET", "http://127.0.0.1/", nil, "")
 	if err != nil {
 		panic(err)
 	}
-	res, err := probe.Run(context.Background(), req, probe.Options{MaxTime: 20 * time.Second})
+	res, err := probe.Run(context.Background(), req, probe.Options{MaxTime: 20 * time.Second, Network: sim.Func(cfg)})
 	if err != nil {
 		panic(err)
 	}

@@ -1,40 +1,21 @@
 package probe
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/targets/refserver"
 )
-
-// probeBuiltin probes a built-in reference limiter with probe.Run.
-func probeBuiltin(t *testing.T, spec string, opt Options) *Result {
-	t.Helper()
-	srv, err := refserver.StartBuiltin(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	req, err := attack.NewRequest("GET", srv.URL, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), req, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
 
 // A window restarted by every over-limit request never reopens while the
 // probe knocks; the silent waits wait out its Retry-After and its Reset
 // without sending anything on the key, and are then admitted (one wait
-// serves both when the reset ends first).
+// serves both when the reset ends first). The plan's waits and the
+// server's answers to them are the plan's and the reference contract's
+// logic: it runs on the simulator (its waits are virtual time, not 12 s).
 func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
-	obs := probeBuiltin(t, "builtin:fixed_window?limit=10&window=2s&penalty=restart", Options{MaxTime: 12 * time.Second}).Observation
+	obs := probeSim(t, "builtin:fixed_window?limit=10&window=2s&penalty=restart", "", Options{MaxTime: 12 * time.Second}).Observation
 	rs := obs.Results
 	for _, phase := range []string{phaseRetryWait, phaseResetWait} {
 		var wait *attack.Result
@@ -89,9 +70,10 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 }
 
 // Without Retry-After or quota fields there is nothing to wait for: the
-// probe says so and sends no wait request.
+// probe says so and sends no wait request. (The plan's decision from the
+// answers' headers: on the simulator.)
 func TestSilentWaitsNeedHeaders(t *testing.T) {
-	obs := probeBuiltin(t, "builtin:fixed_window?limit=10&window=1s&headers=none&retry-after=off", Options{MaxTime: MinTime}).Observation
+	obs := probeSim(t, "builtin:fixed_window?limit=10&window=1s&headers=none&retry-after=off", "", Options{MaxTime: MinTime}).Observation
 	for _, r := range obs.Results {
 		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait {
 			t.Fatalf("a %s request without a header to wait for", r.Phase)
@@ -106,27 +88,19 @@ func TestSilentWaitsNeedHeaders(t *testing.T) {
 }
 
 // Requests spread over several keys (--keys): no wait is silent on a key
-// the plan can name, so none is run.
+// the plan can name, so none is run. (The plan's decision from its own
+// options: on the simulator, which rotates the keys as the engine does.)
 func TestSilentWaitsNeedOneKey(t *testing.T) {
-	srv, err := refserver.StartBuiltin("builtin:fixed_window?limit=5&window=1s&scope=header:X-Key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	req, err := attack.NewRequest("GET", srv.URL, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.KeyHeader = "X-Key"
-	res, err := Run(context.Background(), req, Options{MaxTime: MinTime, Engine: attack.Options{Keys: 3}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs := res.Observation
+	obs := probeSim(t, "builtin:fixed_window?limit=5&window=1s&scope=header:X-Key", "X-Key", Options{MaxTime: MinTime, Engine: attack.Options{Keys: 3}}).Observation
+	keys := map[string]bool{}
 	for _, r := range obs.Results {
+		keys[r.Key] = true
 		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait || r.Phase == phaseSilentExhaust {
 			t.Fatalf("a %s request although the keys rotate", r.Phase)
 		}
+	}
+	if len(keys) != 3 {
+		t.Errorf("the requests went to keys %v, want 3", keys)
 	}
 	if notes := strings.Join(obs.Notes, "\n"); !strings.Contains(notes, "silent waits not run: the requests went to several keys") {
 		t.Errorf("notes %q", notes)

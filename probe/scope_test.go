@@ -88,10 +88,15 @@ func TestScopeSources(t *testing.T) {
 	}
 }
 
-// The acceptance, end to end on real reference servers with no
-// extra flags: a per-address limit is per_ip, a global one global, a limit
-// keyed on X-Forwarded-For is spoofable, one counter per TCP connection is
-// per_connection, a header key is per_key.
+// The acceptance, end to end with no extra flags: a per-address
+// limit is per_ip, a global one global, a limit keyed on X-Forwarded-For is
+// spoofable, one counter per TCP connection is per_connection, a header key
+// is per_key. What is checked is the plan's scope trials and the inference
+// read from them, so it runs the real plan on the simulator, which keys
+// its limiter by source address, connection or header as the reference
+// server does (seeded: the same run every time). That real sockets give
+// the trials what they need — a second source address, fresh connections
+// the server tells apart — is TestProbeFindsTheScopeOnRealSockets.
 func TestProbeFindsTheScope(t *testing.T) {
 	for _, c := range []struct {
 		spec      string
@@ -108,52 +113,109 @@ func TestProbeFindsTheScope(t *testing.T) {
 		{"builtin:token_bucket?rate=10/s&burst=20&scope=connection", "", ScopePerConnection, false},
 		{"builtin:fixed_window?limit=20&window=2s&scope=header:X-Key", "X-Key", ScopePerKey, false},
 	} {
-		srv, err := refserver.StartBuiltin(c.spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, _ := attack.NewRequest("GET", srv.URL, nil, "")
-		req.KeyHeader = c.keyHeader
-		path := filepath.Join(t.TempDir(), testenv.KeepName(c.spec)+".jsonl")
-		testenv.KeepOnFailure(t, path)
-		began := time.Now()
-		res, err := Run(context.Background(), req, Options{MaxTime: 15e9, ScopeKey: c.keyHeader != "", ResultsFile: path})
-		srv.Close()
-		t.Logf("%s: %s in %.1f s", c.spec, res.Inference.Summary(), time.Since(began).Seconds())
-		if err != nil {
-			t.Fatal(err)
-		}
-		inf := res.Inference
-		if inf.Scope != c.scope || (len(inf.Spoofable) > 0) != c.spoofable || !inf.SpoofTested {
-			t.Errorf("%s: scope %s (%s) spoofable %v tested %v; trials %+v\nnotes %v", c.spec, inf.Scope, inf.ScopeReason, inf.Spoofable, inf.SpoofTested, inf.ScopeTrials, res.Notes)
-		}
-		// The family always; the numbers when the inference says it is
-		// sure of them (confidence ≥ 0.5, what the grade holds headers
-		// to): under load a connection's first decision lands tens of
-		// milliseconds after its send, and the run once read as a 9/s
-		// bucket with a block, at confidence 0.49.
-		if c.scope == ScopePerConnection && (inf.Family != "token_bucket" ||
-			inf.Confidence >= 0.5 && (inf.Burst < 18 || inf.Burst > 22 || inf.RatePerS < 9 || inf.RatePerS > 11)) {
-			t.Errorf("%s: inferred %s at confidence %.2f", c.spec, inf.Summary(), inf.Confidence)
-		}
-		// The address trial really came from another address.
-		for _, r := range res.Observation.Results {
-			if r.Phase == phaseScopeIP && r.Source != "127.0.0.2" {
-				t.Fatalf("%s: address trial from %q", c.spec, r.Source)
+		t.Run(c.scope, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), testenv.KeepName(c.spec)+".jsonl")
+			testenv.KeepOnFailure(t, path)
+			res := probeSim(t, c.spec, c.keyHeader, Options{MaxTime: 15e9, ScopeKey: c.keyHeader != "", ResultsFile: path})
+			inf := res.Inference
+			t.Logf("%s: %s (confidence %.2f)", c.spec, inf.Summary(), inf.Confidence)
+			if inf.Scope != c.scope || (len(inf.Spoofable) > 0) != c.spoofable || !inf.SpoofTested {
+				t.Errorf("%s: scope %s (%s) spoofable %v tested %v; trials %+v\nnotes %v", c.spec, inf.Scope, inf.ScopeReason, inf.Spoofable, inf.SpoofTested, inf.ScopeTrials, res.Notes)
 			}
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := attack.ReadStream(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := FromRecorded(rec).Inference; got.Scope != inf.Scope || !slices.Equal(got.Spoofable, inf.Spoofable) {
-			t.Errorf("%s: the results file says %s %v", c.spec, got.Scope, got.Spoofable)
-		}
+			// The family always; the numbers when the inference says it is
+			// sure of them (confidence ≥ 0.5, what the grade holds headers
+			// to).
+			if c.scope == ScopePerConnection && (inf.Family != "token_bucket" ||
+				inf.Confidence >= 0.5 && (inf.Burst < 18 || inf.Burst > 22 || inf.RatePerS < 9 || inf.RatePerS > 11)) {
+				t.Errorf("%s: inferred %s at confidence %.2f", c.spec, inf.Summary(), inf.Confidence)
+			}
+			// The address trial came from another address.
+			for _, r := range res.Observation.Results {
+				if r.Phase == phaseScopeIP && r.Source != "127.0.0.2" {
+					t.Fatalf("%s: address trial from %q", c.spec, r.Source)
+				}
+			}
+			assertStreamSaysTheScope(t, path, inf)
+		})
+	}
+}
+
+// assertStreamSaysTheScope reads the results file back: it must give the
+// scope and the spoofable headers the run gave.
+func assertStreamSaysTheScope(t *testing.T, path string, inf Inference) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := attack.ReadStream(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := FromRecorded(rec).Inference; got.Scope != inf.Scope || !slices.Equal(got.Spoofable, inf.Spoofable) {
+		t.Errorf("the results file says %s %v, the run %s %v", got.Scope, got.Spoofable, inf.Scope, inf.Spoofable)
+	}
+}
+
+// The scope trials on real sockets, one short probe (the smallest budget,
+// MinTime) per scope that depends on them: the address trial binds
+// 127.0.0.2 and the reference server keys on the address it really sees,
+// and a fresh TCP connection is one the server keys apart from the probe's
+// own. Each is decided by the trials' own admissions and rejections, which
+// a loaded machine delays but does not change; the family and its numbers,
+// and the results file read back, are TestProbeFindsTheScope's, on the
+// simulator. (Per connection nothing is rejected in the bursts, so that
+// probe needs the sustained phase: 8 s.)
+func TestProbeFindsTheScopeOnRealSockets(t *testing.T) {
+	for _, c := range []struct {
+		spec    string
+		scope   string
+		phase   string // the trial that must have been admitted
+		maxTime time.Duration
+	}{
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip", ScopePerIP, phaseScopeIP, MinTime},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=connection", ScopePerConnection, phaseScopeConn, 8 * time.Second},
+	} {
+		t.Run(c.scope, func(t *testing.T) {
+			t.Parallel() // each probe mostly waits on its own server
+			srv, err := refserver.StartBuiltin(c.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			req, _ := attack.NewRequest("GET", srv.URL, nil, "")
+			path := filepath.Join(t.TempDir(), testenv.KeepName(c.spec)+".jsonl")
+			testenv.KeepOnFailure(t, path)
+			res, err := Run(context.Background(), req, Options{MaxTime: c.maxTime, ResultsFile: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inf := res.Inference
+			t.Logf("%s: scope %s, %s in %.1f s", c.spec, inf.Scope, inf.Summary(), res.Elapsed.Seconds())
+			if inf.Scope != c.scope {
+				t.Errorf("%s: scope %s (%s); trials %+v\nnotes %v", c.spec, inf.Scope, inf.ScopeReason, inf.ScopeTrials, res.Notes)
+			}
+			admitted, conns := 0, map[int64]bool{}
+			for _, r := range res.Observation.Results {
+				if r.Phase == phaseScopeIP && r.Source != "127.0.0.2" {
+					t.Fatalf("%s: address trial from %q", c.spec, r.Source)
+				}
+				if r.Phase == c.phase && r.Admitted() {
+					admitted++
+				}
+				if r.Phase == phaseScopeConn {
+					conns[r.Conn] = true
+				}
+			}
+			if admitted == 0 {
+				t.Errorf("%s: no %s request was admitted", c.spec, c.phase)
+			}
+			// Each fresh-connection request had a connection of its own.
+			if n := len(res.Observation.phase(phaseScopeConn)); n > 0 && len(conns) != n {
+				t.Errorf("%s: %d fresh-connection requests on %d connections", c.spec, n, len(conns))
+			}
+		})
 	}
 }
 
