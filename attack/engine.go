@@ -94,6 +94,8 @@ type Engine struct {
 	start  time.Time
 	ctx    context.Context
 	cancel context.CancelFunc
+	// budgetTimer ends the run at the time budget (Extend moves it).
+	budgetTimer *time.Timer
 
 	addr     string // host:port the connections dial
 	pool     connPool
@@ -173,7 +175,10 @@ func (e *Engine) BeginAt(parent context.Context, start time.Time) context.Contex
 	e.start = start
 	e.markCPU()
 	// The warm-up (Warm) ran before the clock started, but on the budget.
-	ctx, cancel := context.WithTimeoutCause(parent, max(e.opt.MaxDuration-e.warmed, 0), errTimeBudget)
+	ctx, cancelCause := context.WithCancelCause(parent)
+	cancel := func() { cancelCause(context.Canceled) }
+	// A timer, not a deadline: Extend moves it.
+	e.budgetTimer = time.AfterFunc(max(e.opt.MaxDuration-e.warmed, 0), func() { cancelCause(errTimeBudget) })
 	// The note is written on the AfterFunc's goroutine; Finish waits for it,
 	// so a run the time budget ended always says so.
 	e.budgetChecked = make(chan struct{})
@@ -199,6 +204,17 @@ func (e *Engine) BeginAt(parent context.Context, start time.Time) context.Contex
 		cancel()
 	}
 	return ctx
+}
+
+// Extend raises the time budget to d from the start (Network.Extend).
+func (e *Engine) Extend(d time.Duration) {
+	e.life.Lock()
+	defer e.life.Unlock()
+	if d <= e.opt.MaxDuration || e.budgetTimer == nil || e.ctx.Err() != nil {
+		return
+	}
+	e.opt.MaxDuration = d
+	e.budgetTimer.Reset(max(d-e.warmed-time.Since(e.start), 0))
 }
 
 // stopped records the first reason the run was cut short.
@@ -272,6 +288,9 @@ func (e *Engine) Finish() {
 	}
 	e.life.Lock()
 	cancel := e.cancel
+	if e.budgetTimer != nil {
+		e.budgetTimer.Stop()
+	}
 	e.life.Unlock()
 	if cancel != nil {
 		cancel()

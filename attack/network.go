@@ -46,6 +46,10 @@ type Network interface {
 	Finish()
 	// Notes are what the network said on the way (budget reached).
 	Notes() []string
+	// Extend raises the time budget to d from the start (a probe that
+	// grows its own budget to a long window); a d no longer than the
+	// budget, or a run over already, changes nothing.
+	Extend(d time.Duration)
 }
 
 // NetworkFunc builds a run's network from the request, the options (budget

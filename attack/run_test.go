@@ -428,3 +428,26 @@ func TestClientsCutShortRateOverTimeSpent(t *testing.T) {
 		t.Fatalf("mean rate %.1f/s × %v ≠ %d attempts; verdict %q", m.MeanRate, m.Elapsed, m.Attempts, res.Report.Verdict)
 	}
 }
+
+// Extend moves the live engine's time budget on: a run of 200 ms extended
+// to 600 ms is alive past 200 ms and ends at the time budget no earlier
+// than 600 ms; an extension to less changes nothing.
+func TestEngineExtendMovesTheTimeBudget(t *testing.T) {
+	srv := startBuiltin(t, "builtin:none")
+	e := New(mustRequest(t, srv.URL), Options{MaxDuration: 200 * time.Millisecond})
+	run := e.Begin(context.Background())
+	e.Extend(600 * time.Millisecond)
+	e.Extend(300 * time.Millisecond) // less than the budget now: ignored
+	time.Sleep(400 * time.Millisecond)
+	if run.Err() != nil {
+		t.Fatalf("run ended at 400 ms with the budget extended to 600 ms: %v", context.Cause(run))
+	}
+	<-run.Done()
+	if took := time.Since(e.Start()); took < 600*time.Millisecond {
+		t.Errorf("run ended after %s, before the extended budget of 600 ms", took)
+	}
+	e.Finish()
+	if e.Stopped() != StopTimeBudget || !hasNote(e.Notes(), "stopped after 600ms") {
+		t.Errorf("stopped %q, notes %q", e.Stopped(), e.Notes())
+	}
+}

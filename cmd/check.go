@@ -71,7 +71,7 @@ check"). Unknown keys are errors naming the key and its line.`,
 	f.register(c)
 	registerTargetFlags(c)
 	fs := c.Flags()
-	fs.DurationVar(&f.maxTime, flagMaxTime, probe.DefaultMaxTime, "time budget of each probe")
+	fs.DurationVar(&f.maxTime, flagMaxTime, 0, "time budget of each probe (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
 	hideMaxDuration(c)
 	fs.StringArrayVarP(&f.expects, "expect", "e", nil, "expectation KEY=VALUE (repeatable), e.g. family=token_bucket, rate=10/s±10%")
 	fs.StringVar(&f.minGrade, "min-grade", "", "fail unless the response-contract grade is at least this letter (A+, A, B, C, D)")
@@ -101,8 +101,8 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	if f.maxTime <= 0 {
-		return usageErr("--max-time must be positive")
+	if err := checkMaxTime(c, f.maxTime); err != nil {
+		return err
 	}
 	var eps []checkEndpoint
 	switch {
@@ -185,8 +185,8 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 		if len(eps) > 1 {
 			fmt.Fprintf(stderr, "check: %s (%d of %d)\n", endpointLabel(ep), i+1, len(eps))
 		}
-		prog := report.NewProgress(stderr, progressEnabled(stderr, f.quiet), ep.maxTime)
-		pr, err := execProbe(ctx, prog.Writer(), &ep.req, ep.maxTime, "check", tgts[i], paths[i], prog.Add)
+		prog := report.NewProgress(stderr, progressEnabled(stderr, f.quiet), progressBudget(ep.maxTime))
+		pr, err := execProbe(ctx, prog.Writer(), &ep.req, ep.maxTime, "check", tgts[i], paths[i], prog)
 		prog.Stop()
 		if cerr := tgts[i].Close(); cerr != nil {
 			fmt.Fprintf(stderr, "ratecheck: stopping %s: %v\n", ep.spec, cerr)

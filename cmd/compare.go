@@ -79,7 +79,7 @@ DIR/ratecheck-compare-TIME-N.jsonl (the default, in the current directory).`,
 	fs.Lookup("out").Usage = "results streams: a PREFIX (writes PREFIX-1.jsonl, PREFIX-2.jsonl, ...) or a DIR/ (default ratecheck-compare-TIME-N.jsonl)"
 	fs.BoolVar(&f.probe, "probe", false, "run the inference experiment instead of a profile: compare inferred families and parameters")
 	fs.DurationVar(&f.between, "between", compareBetween, "idle before each http(s) URL target after the first (nginx: and builtin: targets start fresh)")
-	fs.DurationVar(&f.maxTime, flagMaxTime, probe.DefaultMaxTime, "--probe: time budget of each target's experiment")
+	fs.DurationVar(&f.maxTime, flagMaxTime, 0, "--probe: time budget of each target's experiment (default 1m, grown to what a long window needs, up to 5m)")
 	f.registerProfileFlags(c, profileDefaults{profile: "burst", burst: compareBurst, idle: compareIdle, tail: compareTail})
 	return c
 }
@@ -98,8 +98,8 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 		if c.Flags().Changed("profile") {
 			return usageErr("--profile and --probe are alternatives: compare runs one experiment")
 		}
-		if f.maxTime <= 0 {
-			return usageErr("--max-time must be positive")
+		if err := checkMaxTime(c, f.maxTime); err != nil {
+			return err
 		}
 		if !c.Flags().Changed("max-requests") {
 			f.maxRequests = probe.DefaultMaxRequests // a probe's own budget, as 'probe' has
@@ -266,7 +266,7 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 // does.
 func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path string, ct *report.ComparedTarget) error {
 	ct.Results = path
-	run, err := execProbe(ctx, io.Discard, &f.requestFlags, f.maxTime, "compare", t, path)
+	run, err := execProbe(ctx, io.Discard, &f.requestFlags, f.maxTime, "compare", t, path, nil)
 	if err != nil {
 		return err
 	}

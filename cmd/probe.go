@@ -39,7 +39,7 @@ Headers are used only as hints: inference works from behaviour alone.`,
 	}
 	f.register(c)
 	registerTargetFlags(c)
-	c.Flags().DurationVar(&f.maxTime, flagMaxTime, probe.DefaultMaxTime, "time budget of the experiment")
+	c.Flags().DurationVar(&f.maxTime, flagMaxTime, 0, "time budget of the experiment (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
 	hideMaxDuration(c)
 	c.Flags().StringVar(&f.jsonFile, "json", "", "also write the JSON result to this file")
 	registerOutputFlags(c) // --html, --junit (probe keeps its own --json)
@@ -58,7 +58,10 @@ type probeOutput struct {
 	ElapsedS  float64         `json:"elapsed_s"`
 	// Stopped says why the probe ended early ("interrupted"); absent when
 	// it ran to its end.
-	Stopped string        `json:"stopped,omitempty"`
+	Stopped string `json:"stopped,omitempty"`
+	// Budget is the run's: what it started with, what it could grow to,
+	// and what it grew to and why.
+	Budget  probe.Budget  `json:"budget"`
 	Notes   []string      `json:"notes,omitempty"`
 	Results string        `json:"results_file"`
 	Grade   *grade.Report `json:"grade,omitempty"`
@@ -71,8 +74,8 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	if f.maxTime <= 0 {
-		return usageErr("--max-time must be positive")
+	if err := checkMaxTime(c, f.maxTime); err != nil {
+		return err
 	}
 	if err := checkProbeBudget(&f.requestFlags, f.maxTime); err != nil {
 		return err
@@ -86,8 +89,8 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		return err
 	}
 	defer done()
-	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxTime)
-	run, err := execProbe(ctx, prog.Writer(), &f.requestFlags, f.maxTime, "probe", tgt, path, prog.Add)
+	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), progressBudget(f.maxTime))
+	run, err := execProbe(ctx, prog.Writer(), &f.requestFlags, f.maxTime, "probe", tgt, path, prog)
 	prog.Stop()
 	if run == nil {
 		return err
@@ -96,7 +99,7 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	// must not cost the user the answer (the run is in its stream).
 	res := run.Res
 	out := probeOutput{Target: spec, Inference: res.Inference, Requests: len(res.Observation.Results), ElapsedS: res.Elapsed.Seconds(),
-		Stopped: res.Observation.Stopped, Notes: res.Notes, Results: res.ResultsFile, Grade: run.Grade}
+		Stopped: res.Observation.Stopped, Budget: res.Observation.Budget, Notes: res.Notes, Results: res.ResultsFile, Grade: run.Grade}
 	if perr := printProbe(c, f, run, out); perr != nil {
 		return perr
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
@@ -67,6 +68,24 @@ func hideMaxDuration(c *cobra.Command) {
 	_ = c.Flags().MarkHidden(flagMaxDuration)
 }
 
+// checkMaxTime is exit 2 for a --max-time given as zero or less (not
+// given, it is 0: the probe's own budget, which grows with the limit).
+func checkMaxTime(c *cobra.Command, d time.Duration) error {
+	if d < 0 || d == 0 && c.Flags().Changed(flagMaxTime) {
+		return usageErr("--max-time must be positive")
+	}
+	return nil
+}
+
+// progressBudget is the time budget a progress line counts down from: the
+// probe's starting one when --max-time was not given.
+func progressBudget(maxTime time.Duration) time.Duration {
+	if maxTime <= 0 {
+		return probe.DefaultMaxTime
+	}
+	return maxTime
+}
+
 // checkProbeBudget is exit 2, naming the flag, when the budget cannot hold
 // the smallest probe plan: said before anything is started or sent.
 func checkProbeBudget(rf *requestFlags, maxTime time.Duration) error {
@@ -94,13 +113,16 @@ func probeBudgetErr(err error) error {
 // and grades it. An unreachable target is exit 3, with the run (its
 // inference inconclusive, not graded) for the commands that still print
 // it; a budget too small or a stream that cannot be created exit 2.
-func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime time.Duration, command string, tgt *launch.Target, path string, sinks ...func(*attack.Result)) (*probeRun, error) {
+func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime time.Duration, command string, tgt *launch.Target, path string, prog *report.Progress) (*probeRun, error) {
 	req, err := rf.request(tgt.URL)
 	if err != nil {
 		return nil, err
 	}
 	opt := probeOptions(rf, maxTime)
-	opt.ResultsFile, opt.Command, opt.Target, opt.Sinks = path, command, tgt.Spec, sinks
+	opt.ResultsFile, opt.Command, opt.Target = path, command, tgt.Spec
+	if prog != nil {
+		opt.Sinks, opt.OnBudget = []func(*attack.Result){prog.Add}, prog.SetBudget
+	}
 	if opt.Network = tgt.Network; opt.Network != nil {
 		probe.FitOnAllCPUs() // a simulated network sends nothing in real time
 	}

@@ -101,10 +101,17 @@ func (o *Observation) unearned(rejections int) string {
 			o.budgetNote(afterBurstReserve)
 	}
 	if n, span := o.unrecovered(); n > 0 {
-		return fmt.Sprintf("the limit was reached and capacity never came back: nothing was admitted in the %d requests of the %.1f s that followed, so how it returns (the window, the rate) was not measured; give the probe more time than the limit's window", n, span.Seconds()) +
+		return fmt.Sprintf("the limit was reached and capacity never came back: nothing was admitted in the %d requests of the %.1f s that followed, so how it returns (the window, the rate) was not measured; the window is longer than that, and a --max-time of %s or more would hold three of it", n, span.Seconds(), enoughFor(span)) +
 			o.budgetNote(0)
 	}
 	return ""
+}
+
+// enoughFor is a time budget that holds three windows longer than span (a
+// probe's natural length), rounded up to a whole minute past the first.
+func enoughFor(span time.Duration) time.Duration {
+	need := growWindows*span + time.Minute
+	return need.Truncate(time.Minute) + time.Minute
 }
 
 // unrecovered counts the requests sent to the probe's key after the limit
@@ -313,7 +320,14 @@ func (o *Observation) budgetNote(needed int) string {
 	if b.MaxRequests == 0 {
 		return ""
 	}
-	s := fmt.Sprintf(" (budget %d requests and %s; %d sent", b.MaxRequests, b.MaxTime, len(o.Results))
+	s := fmt.Sprintf(" (budget %d requests and %s", b.MaxRequests, b.MaxTime)
+	switch {
+	case b.GrewTo > 0:
+		s += fmt.Sprintf(", grown to %s", b.GrewTo.Round(time.Second))
+	case b.Ceiling > 0:
+		s += fmt.Sprintf(", which could grow to %s", b.Ceiling)
+	}
+	s += fmt.Sprintf("; %d sent", len(o.Results))
 	if want := len(o.Results) + needed; want > b.MaxRequests {
 		s += fmt.Sprintf("; about %d requests would hold it", max(want, MinRequests))
 	}

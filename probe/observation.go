@@ -10,6 +10,7 @@
 package probe
 
 import (
+	"encoding/json"
 	"sort"
 	"time"
 
@@ -34,8 +35,25 @@ type Observation struct {
 
 // Budget is a probe's request and time budget.
 type Budget struct {
-	MaxRequests int
-	MaxTime     time.Duration
+	MaxRequests int           `json:"max_requests"`
+	MaxTime     time.Duration `json:"-"`
+	// Ceiling is what the time budget may grow to (0: a --max-time, which
+	// never grows); GrewTo what it grew to, and Why (plan_budget.go).
+	Ceiling time.Duration `json:"-"`
+	GrewTo  time.Duration `json:"-"`
+	Why     string        `json:"why,omitempty"`
+}
+
+// MarshalJSON writes the durations in seconds: the budget the run started
+// with, the ceiling it could grow to, and what it grew to.
+func (b Budget) MarshalJSON() ([]byte, error) {
+	type plain Budget
+	return json.Marshal(struct {
+		plain
+		MaxTimeS float64 `json:"max_time_s"`
+		CeilingS float64 `json:"ceiling_s,omitempty"`
+		GrewToS  float64 `json:"grew_to_s,omitempty"`
+	}{plain(b), b.MaxTime.Seconds(), b.Ceiling.Seconds(), b.GrewTo.Seconds()})
 }
 
 // StopInterrupted is Observation.Stopped for a run cut short by a signal or

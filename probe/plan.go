@@ -88,10 +88,17 @@ const (
 // burst is limited, a sustained phase pushes the rest of the budget instead.
 func runPlan(ctx context.Context, e attack.Network, col *attack.Collector, opt Options) (*Observation, error) {
 	end := e.Now() + opt.MaxTime - answerGrace
-	p := &planner{e: e, col: col, opt: opt, deadline: end, end: end}
+	p := &planner{e: e, col: col, opt: opt, deadline: end, end: end, ceiling: e.Now() + opt.ceiling() - answerGrace}
+	p.budget = Budget{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime}
+	if opt.adaptive {
+		p.budget.Ceiling = opt.ceiling()
+	}
 	err := p.run(ctx)
 	e.Wait()
-	obs := &Observation{Start: e.Start(), Notes: p.notes}
+	if p.budget.GrewTo > 0 {
+		p.note("the time budget grew from %s to %s: %s", fmtSpan(p.budget.MaxTime), fmtSpan(p.budget.GrewTo), p.budget.Why)
+	}
+	obs := &Observation{Start: e.Start(), Notes: p.notes, Budget: p.budget}
 	for _, r := range col.Results() {
 		obs.Results = append(obs.Results, *r)
 	}
@@ -106,6 +113,13 @@ type planner struct {
 	deadline time.Duration // when the phase under way must stop sending
 	end      time.Duration // when the plan must stop sending: the budget less answerGrace
 	notes    []string
+
+	// ceiling is the latest end the budget may grow to (plan_budget.go),
+	// budget what it was and grew to, tooLongSaid whether the run said a
+	// window is too long to grow for.
+	ceiling     time.Duration
+	budget      Budget
+	tooLongSaid bool
 
 	hintLimit  int
 	hintWindow time.Duration
@@ -148,6 +162,7 @@ func (p *planner) run(ctx context.Context) error {
 		}
 	}
 	p.sequential(ctx)
+	p.growFor(p.lastAdmitted())  // plan_budget.go: a long window's budget
 	silent := p.silentWaits(ctx) // plan_silent.go: reserves its time now, waits after the scope trials
 	// The trace leaves the scope trials their share; they stop where the
 	// silent waits' reserved time begins. The deciding experiments come
@@ -406,7 +421,11 @@ func (p *planner) trace(ctx context.Context) {
 			rate *= 2
 		}
 		// Nothing coming back for a while: the window may be long, so
-		// pace the rest of the budget over the time that is left.
+		// grow the budget to it (plan_budget.go) and pace the rest of
+		// the budget over the time that is left.
+		if locked(tr, lastAdmit, p.e.Now()) {
+			p.growFor(lastAdmit)
+		}
 		if p.e.Now()-lastAdmit > time.Second {
 			if timeLeft := (p.deadline - p.e.Now()).Seconds(); timeLeft > 0 {
 				rate = min(rate, max(float64(p.left()-2*traceMinReserve)/timeLeft, traceMinRate))

@@ -13,8 +13,11 @@ import (
 
 // Options bound and shape a probe. The zero value is the default probe.
 type Options struct {
-	MaxTime     time.Duration // time budget; default DefaultMaxTime
-	MaxRequests int           // request budget; default DefaultMaxRequests
+	// MaxTime is the time budget, a hard cap. Zero: DefaultMaxTime, which
+	// the plan grows to what the limit it meets needs, up to
+	// DefaultMaxTimeCeiling (plan_budget.go).
+	MaxTime     time.Duration
+	MaxRequests int // request budget; default DefaultMaxRequests
 	// ScopeKey adds another key value to the scope trials (needs the
 	// request's KeyHeader); the other identities (another source address,
 	// a fresh connection, forged proxy headers) are tried regardless
@@ -37,6 +40,12 @@ type Options struct {
 	// Network is what the plan sends through (attack.Network); nil: the
 	// live engine on real sockets. targets/sim gives a simulated one.
 	Network attack.NetworkFunc
+	// OnBudget, when set, is told when the plan grows the time budget: to
+	// what (from the probe's start) and why.
+	OnBudget func(to time.Duration, why string)
+
+	// adaptive: no MaxTime was given, so the budget may grow.
+	adaptive bool
 
 	// secondSource is the address of the scope trial (plan_scope.go), and
 	// secondWhy why there is none.
@@ -49,6 +58,9 @@ type Options struct {
 const (
 	DefaultMaxTime     = 60 * time.Second
 	DefaultMaxRequests = 2000
+	// DefaultMaxTimeCeiling is what a probe given no MaxTime may grow its
+	// time budget to: three windows of a limit per minute fit, with room.
+	DefaultMaxTimeCeiling = 5 * time.Minute
 )
 
 // The smallest budget that can hold the plan: three calibration requests, a
@@ -79,7 +91,7 @@ var ErrUnreachable = errors.New("target unreachable")
 
 func (o *Options) fill() {
 	if o.MaxTime <= 0 {
-		o.MaxTime = DefaultMaxTime
+		o.MaxTime, o.adaptive = DefaultMaxTime, true
 	}
 	if o.MaxRequests <= 0 {
 		o.MaxRequests = DefaultMaxRequests
@@ -87,6 +99,14 @@ func (o *Options) fill() {
 	if o.Command == "" {
 		o.Command = "probe"
 	}
+}
+
+// ceiling is the longest the probe may run: the budget it may grow to.
+func (o *Options) ceiling() time.Duration {
+	if o.adaptive {
+		return max(DefaultMaxTimeCeiling, o.MaxTime)
+	}
+	return o.MaxTime
 }
 
 // Validate reports a budget too small for the smallest plan (*BudgetError),
@@ -172,7 +192,6 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	if lost.stopped() && ctx.Err() == nil {
 		obs.Notes = append(obs.Notes, fmt.Sprintf("the target stopped answering: %d requests in a row got no answer, so the probe stopped sending", lostAfter))
 	}
-	obs.Budget = Budget{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime}
 	if ctx.Err() != nil {
 		obs.Stopped = StopInterrupted
 	}
@@ -206,7 +225,11 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 // budgetOptions records the budget in the stream header, so a later report
 // can say what budget a cut-short phase would have needed.
 func budgetOptions(opt Options) map[string]string {
-	return map[string]string{"max_requests": strconv.Itoa(opt.MaxRequests), "max_time": opt.MaxTime.String()}
+	m := map[string]string{"max_requests": strconv.Itoa(opt.MaxRequests), "max_time": opt.MaxTime.String()}
+	if opt.adaptive {
+		m["max_time_ceiling"] = opt.ceiling().String()
+	}
+	return m
 }
 
 // FromRecorded rebuilds a probe's observation from a results stream read
@@ -219,6 +242,9 @@ func FromRecorded(rec *attack.Recorded) *Result {
 	}
 	if d, err := time.ParseDuration(rec.Header.Options["max_time"]); err == nil {
 		obs.Budget.MaxTime = d
+	}
+	if d, err := time.ParseDuration(rec.Header.Options["max_time_ceiling"]); err == nil {
+		obs.Budget.Ceiling = d
 	}
 	res := &Result{Observation: obs}
 	switch {

@@ -30,6 +30,7 @@ type Progress struct {
 	done    chan struct{}
 	drawn   bool
 	stopped bool
+	said    time.Duration // the budget last announced (SetBudget)
 }
 
 // progressEvery is how often the line is redrawn.
@@ -124,6 +125,24 @@ func (p *Progress) lineLocked(elapsed time.Duration) string {
 	}
 	return s
 }
+
+// SetBudget changes the budget the line counts down from, measured from the
+// start (a probe that grew its own), and prints why on a line of its own.
+func (p *Progress) SetBudget(to time.Duration, why string) {
+	p.mu.Lock()
+	grew := to != p.budget
+	p.budget = to
+	p.mu.Unlock()
+	if grew && p.on && why != "" && to-p.said >= progressSayStep {
+		p.said = to
+		fmt.Fprintf(p.Writer(), "%s: probing up to %s\n", why, to.Round(time.Second))
+	}
+}
+
+// progressSayStep is how much a budget must have grown since the last
+// message for another: a lock's growing length moves it a little at
+// every check.
+const progressSayStep = 15 * time.Second
 
 // Stop clears the line; safe to call more than once.
 func (p *Progress) Stop() {

@@ -80,3 +80,27 @@ func TestProgressNoColorAndDisabled(t *testing.T) {
 		t.Errorf("a disabled progress wrote %q", quiet.String())
 	}
 }
+
+// A probe that grows its budget says so once per real step, on a line of
+// its own, and the line counts down from the new budget.
+func TestProgressSaysTheBudgetGrew(t *testing.T) {
+	var buf syncBuf
+	p := NewProgress(&buf, true, time.Minute)
+	p.SetBudget(193*time.Second, "the window looks like 60 s")
+	p.SetBudget(200*time.Second, "the window looks like 62 s") // 7 s more: not worth a line
+	p.SetBudget(260*time.Second, "the window looks like 80 s")
+	line := p.Line()
+	p.Stop()
+	out := buf.String()
+	for _, want := range []string{"the window looks like 60 s: probing up to 3m13s\n", "the window looks like 80 s: probing up to 4m20s\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in %q", want, out)
+		}
+	}
+	if strings.Contains(out, "62 s") {
+		t.Errorf("a growth of 7 s was announced: %q", out)
+	}
+	if !strings.Contains(line, "≤ 4m1") && !strings.Contains(line, "≤ 4m2") {
+		t.Errorf("the line does not count down from 4m20s: %q", line)
+	}
+}

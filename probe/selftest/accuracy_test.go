@@ -233,7 +233,7 @@ func budgetBar(o Outcome) string {
 	if o.Truth.CountRejected || o.Truth.Restarts() || o.Truth.Block > 0 {
 		// Plus the quiet periods a counting limiter forces: at most the
 		// probe's whole budget.
-		limit = probe.DefaultMaxTime
+		limit = max(limit, probe.DefaultMaxTime)
 	}
 	if time.Duration(o.ElapsedS*float64(time.Second)) > limit {
 		return fmt.Sprintf("%s:%.1fs", o.Spec, o.ElapsedS)

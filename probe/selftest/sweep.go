@@ -169,8 +169,17 @@ func invariants(res *probe.Result, opt probe.Options, cfg sim.Config, d Draw) []
 	if n := len(obs.Results); n > probe.DefaultMaxRequests {
 		v = append(v, fmt.Sprintf("sent %d requests, over the budget of %d", n, probe.DefaultMaxRequests))
 	}
-	if res.Elapsed > probe.DefaultMaxTime {
-		v = append(v, fmt.Sprintf("ran %s, over the budget of %s", res.Elapsed, probe.DefaultMaxTime))
+	// The time budget: the default, or what the plan grew it to (never
+	// past its ceiling).
+	budget := probe.DefaultMaxTime
+	if g := obs.Budget.GrewTo; g > 0 {
+		budget = g
+	}
+	if budget > probe.DefaultMaxTimeCeiling {
+		v = append(v, fmt.Sprintf("grew the time budget to %s, past its ceiling of %s", budget, probe.DefaultMaxTimeCeiling))
+	}
+	if res.Elapsed > budget {
+		v = append(v, fmt.Sprintf("ran %s, over the budget of %s", res.Elapsed, budget))
 	}
 	if inf.Family == probe.Inconclusive && inf.Reason == "" {
 		v = append(v, "inconclusive without a reason")

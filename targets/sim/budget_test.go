@@ -84,3 +84,27 @@ func TestSleepStopsAtTheTimeBudget(t *testing.T) {
 		t.Errorf("clock at %v after the budget of 1s ended the sleep", now)
 	}
 }
+
+// Extend moves the time budget on: a budget of 1 s extended to 2 s at
+// 500 ms lets a sleep of 1.5 s finish, and the run ends at 2 s, not 1 s;
+// an extension to less changes nothing.
+func TestExtendMovesTheTimeBudget(t *testing.T) {
+	r := begin(t, context.Background(), spec(t, "sim:none?seed=1"), attack.Options{MaxDuration: 1000 * ms})
+	if !r.n.Sleep(r.ctx, 500*ms) {
+		t.Fatal("a sleep inside the budget was cut")
+	}
+	r.n.Extend(2000 * ms)
+	r.n.Extend(1500 * ms) // less than the budget now: ignored
+	if !r.n.Sleep(r.ctx, 1000*ms) {
+		t.Fatalf("a sleep to 1.5 s was cut by the budget extended to 2 s (clock %v)", r.n.Now())
+	}
+	if r.n.Sleep(r.ctx, 5000*ms) {
+		t.Fatal("a sleep past the extended budget reported it slept")
+	}
+	if now := r.n.Now(); now != 2000*ms {
+		t.Errorf("clock at %v when the extended budget of 2 s ended the sleep", now)
+	}
+	if k := notesWith(r.n.Notes(), "time budget reached: stopped after 2s"); k != 1 {
+		t.Errorf("notes %q: want one that the budget of 2s stopped the run", r.n.Notes())
+	}
+}

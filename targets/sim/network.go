@@ -105,6 +105,15 @@ func (n *Network) BeginAt(ctx context.Context, start time.Time) context.Context 
 	return n.run
 }
 
+// Extend raises the time budget to d from the start (attack.Network).
+func (n *Network) Extend(d time.Duration) {
+	if d <= n.opt.MaxDuration || n.stopped || n.run == nil {
+		return
+	}
+	n.opt.MaxDuration = d
+	n.push(d, evBudget, nil)
+}
+
 // Sleep moves the clock on by d.
 func (n *Network) Sleep(ctx context.Context, d time.Duration) bool {
 	if ctx.Err() != nil {
@@ -260,6 +269,9 @@ func (n *Network) step(t time.Duration) bool {
 			n.client.deliver(ev.f)
 		}
 	case evBudget:
+		if ev.at < n.opt.MaxDuration {
+			break // a budget Extend has moved on
+		}
 		if !n.stopped {
 			n.note("time budget reached: stopped after %s (raise %s)", n.opt.MaxDuration, n.name("Options.MaxDuration"))
 			n.stop(errTimeBudget)
