@@ -190,6 +190,9 @@ func TestHTTP2BurstArrivesTogether(t *testing.T) {
 		}
 	}
 	t.Logf("100 HTTP/2 streams started within %s at the server", last.Sub(first))
+	if raceDetector {
+		return // the bound measures the detector (race_test.go); checked without it
+	}
 	if last.Sub(first) > 20*time.Millisecond {
 		t.Fatalf("streams started over %s", last.Sub(first))
 	}
