@@ -47,7 +47,10 @@ func TestFleetEndToEnd(t *testing.T) {
 		p := runProbe(t, spec+"redis")
 		check(t, p.report, "limit.agrees", Pass)
 		check(t, p.report, "burst.over-admission", Pass)
-		if p.inf.Replicas != 0 || p.inf.Family != "token_bucket" || p.inf.Burst != 20 ||
+		// The capacity is within the interval the inference states (a
+		// loaded machine may widen it: 21 ± 1 was seen beside other
+		// packages' probes), not necessarily its middle.
+		if p.inf.Replicas != 0 || p.inf.Family != "token_bucket" || abs(p.inf.Burst-20) > p.inf.BurstErr ||
 			!strings.Contains(strings.Join(p.inf.Evidence, "\n"), "one shared limit of 20") {
 			t.Fatalf("redis: %s", p.describe())
 		}
@@ -84,3 +87,5 @@ func TestStoreFailureEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+func abs(v int) int { return max(v, -v) }
