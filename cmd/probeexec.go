@@ -127,6 +127,12 @@ func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime 
 		probe.FitOnAllCPUs() // a simulated network sends nothing in real time
 	}
 	res, err := probe.Run(ctx, req, opt)
+	var costly *probe.QuotaCostError
+	if errors.As(err, &costly) {
+		// Refused after the calibration: its requests are in the stream.
+		fmt.Fprintf(stderr, "results: %s\n", path)
+		return nil, usageErr("%v", err)
+	}
 	if res == nil {
 		if err = probeBudgetErr(err); err != nil {
 			var ee *exitError

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,30 @@ func TestSelftestIsItsSeed(t *testing.T) {
 	}
 	if code, _, stderr := runCmd(t, "selftest"); code != ExitUsage || !strings.Contains(stderr, "--sim N is required") {
 		t.Errorf("selftest without --sim: exit %d\n%s", code, stderr)
+	}
+}
+
+// A quota of an hour: check passes the limit the probe measured and leaves
+// the window it could not observe untested (exit 3); a quota the budget
+// cannot spend is refused, exit 2, naming the --max-requests that would.
+func TestQuotaLongerThanAProbe(t *testing.T) {
+	const hour = "sim:fixed_window?limit=60&window=1h&seed=1"
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		exp  string
+		code int
+	}{{"limit=60", ExitOK}, {"window=1h", ExitUntested}, {"limit=80", ExitFailed}} {
+		code, stdout, stderr := runCmd(t, "check", hour, "-e", tc.exp, "-q", "--out", filepath.Join(dir, fmt.Sprintf("c%d.jsonl", i)))
+		if code != tc.code {
+			t.Errorf("check -e %s: exit %d, want %d\n%s%s", tc.exp, code, tc.code, stdout, stderr)
+		}
+	}
+	out := filepath.Join(dir, "q.jsonl")
+	code, _, stderr := runCmd(t, "probe", "sim:fixed_window?limit=5000&window=1h&seed=1", "-q", "--out", out)
+	if code != ExitUsage || !strings.Contains(stderr, "declares a quota of 5000 per 1h0m0s") || !strings.Contains(stderr, "give --max-requests 5203") {
+		t.Errorf("a quota of 5000 an hour: exit %d, want 2 naming the budget\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("the calibration's stream is gone: %v", err)
 	}
 }

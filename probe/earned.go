@@ -101,17 +101,42 @@ func (o *Observation) unearned(rejections int) string {
 			o.budgetNote(afterBurstReserve)
 	}
 	if n, span := o.unrecovered(); n > 0 {
-		return fmt.Sprintf("the limit was reached and capacity never came back: nothing was admitted in the %d requests of the %.1f s that followed, so how it returns (the window, the rate) was not measured; the window is longer than that, and a --max-time of %s or more would hold three of it", n, span.Seconds(), enoughFor(span)) +
-			o.budgetNote(0)
+		s := fmt.Sprintf("the limit was reached and capacity never came back: nothing was admitted in the %d requests of the %.1f s that followed, so how it returns (the window, the rate) was not measured; ", n, span.Seconds())
+		if w := o.declaredWindow(); w > span && enoughFor(w) > longestUsefulProbe {
+			s += fmt.Sprintf("the headers declare a window of %s, longer than a probe should wait (the quota's partial answer says what was measured)", fmtSpan(w))
+		} else {
+			s += fmt.Sprintf("the window is longer than that, and a --max-time of %s or more would hold three of it", enoughFor(max(span, w)))
+		}
+		return s + o.budgetNote(0)
 	}
 	return ""
 }
 
-// enoughFor is a time budget that holds three windows longer than span (a
-// probe's natural length), rounded up to a whole minute past the first.
+// enoughFor is a time budget that holds three windows of span (a probe's
+// natural length) and the phases after the trace, rounded up to a whole
+// minute.
 func enoughFor(span time.Duration) time.Duration {
-	need := growWindows*span + time.Minute
-	return need.Truncate(time.Minute) + time.Minute
+	need := growWindows*span + growMargin + afterTraceTime
+	return (need + time.Minute - 1).Truncate(time.Minute)
+}
+
+// afterTraceTime is about what the phases after the trace take: the scope
+// trials and a deciding experiment's volley.
+const afterTraceTime = 15 * time.Second
+
+// longestUsefulProbe: a window that needs a longer probe than this to see
+// three times is not worth suggesting one for (an hour's quota).
+const longestUsefulProbe = 30 * time.Minute
+
+// declaredWindow is the window the run's quota headers declare (a RateLimit
+// policy's w=), 0 when none does.
+func (o *Observation) declaredWindow() time.Duration {
+	for i := range o.Results {
+		if _, w := attack.QuotaHints(o.Results[i].Headers); w > 0 {
+			return w
+		}
+	}
+	return 0
 }
 
 // unrecovered counts the requests sent to the probe's key after the limit

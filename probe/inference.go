@@ -71,6 +71,10 @@ type Inference struct {
 	// Push says how hard the plan pushed a target that rejected nothing
 	// (family none): what "no limit" was tested up to.
 	Push *Push `json:"push,omitempty"`
+	// Quota is the partial answer of an inconclusive run whose capacity
+	// never came back (quota.go): what it measured, and what the headers
+	// declare of the window without the run observing it.
+	Quota *Quota `json:"quota,omitempty"`
 
 	// fitted is the tied best candidate nearest the reported values: the
 	// model Model returns, which explains exactly Explained decisions (the
@@ -202,6 +206,9 @@ func infer(o *Observation) Inference {
 	if why := o.unearned(rejectedEvents(evs)); why != "" {
 		inf.Family, inf.Reason = Inconclusive, why
 		inf.Evidence = o.facts(inf)
+		if inf.Quota = o.quota(); inf.Quota != nil { // quota.go: what was measured all the same
+			inf.Evidence = append(inf.Evidence, "partial answer, "+inf.Quota.Text())
+		}
 		return inf
 	}
 	if rejectedEvents(evs) == 0 {

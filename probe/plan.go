@@ -144,6 +144,9 @@ func (p *planner) run(ctx context.Context) error {
 	if err := p.calibrate(ctx); err != nil {
 		return err
 	}
+	if err := p.quotaCost(); err != nil { // quota.go: a quota the budget cannot measure
+		return err
+	}
 	limited, err := p.burst(ctx)
 	if errors.Is(err, errNoDecisions) || errors.Is(err, errBlocked) {
 		return nil
@@ -293,6 +296,17 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// admittedSoFar counts the requests of the run admitted so far.
+func (p *planner) admittedSoFar() int {
+	n := 0
+	for _, r := range p.col.Results() {
+		if r.Error == "" && r.Admitted() {
+			n++
+		}
+	}
+	return n
+}
+
 // neverAdmitted reports whether no request of the run so far was admitted.
 func (p *planner) neverAdmitted() bool {
 	for _, r := range p.col.Results() {
@@ -303,12 +317,13 @@ func (p *planner) neverAdmitted() bool {
 	return true
 }
 
-// sustain sends what is left of the budget (at most sustainMaxRequests)
-// evenly over sustainDuration right after the last burst, which was all
-// admitted: a limit with a large capacity but a finite rate shows here.
-// It reports whether anything was rejected.
+// sustain sends what is left of the budget (at most sustainMaxRequests, or
+// the limit the headers declare, which a budget the user raised to spend it
+// must reach: quotaCost) evenly over sustainDuration right after the last
+// burst, which was all admitted: a limit with a large capacity but a finite
+// rate shows here. It reports whether anything was rejected.
 func (p *planner) sustain(ctx context.Context) bool {
-	n := min(p.left()-traceMinReserve, sustainMaxRequests)
+	n := min(p.left()-traceMinReserve, max(sustainMaxRequests, p.hintLimit-p.admittedSoFar()+minBurstSize))
 	dur := sustainDuration
 	if n < minBurstSize {
 		p.note("the request budget could not hold the sustained phase")

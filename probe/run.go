@@ -208,6 +208,11 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 		stream.SetStopped(obs.Stopped)
 		closeErr = stream.Close(res.Notes, eng.Now())
 	}
+	var costly *QuotaCostError
+	if errors.As(planErr, &costly) {
+		res.Inference = Inference{Family: Inconclusive, Scope: ScopeUntested, Reason: planErr.Error()}
+		return res, planErr
+	}
 	if planErr != nil && errors.Is(planErr, ErrUnreachable) {
 		res.Inference = Inference{Family: Inconclusive, Scope: ScopeUntested, Reason: planErr.Error()}
 		return res, planErr

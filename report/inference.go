@@ -18,6 +18,9 @@ func Inference(w io.Writer, target string, inf probe.Inference, requests int, el
 		{"decisions explained", fmt.Sprintf("%d of %d", inf.Explained, inf.Decisions)},
 		{"requests / time", fmt.Sprintf("%d in %.1f s", requests, elapsedS)},
 	}
+	if q := inf.Quota; q != nil {
+		rows = append(rows, []string{"quota (partial)", q.Text()})
+	}
 	if inf.Failures != nil {
 		rows = append(rows, []string{"failed", failuresLine(inf.Failures)})
 	}

@@ -143,6 +143,11 @@ func Overall(verdicts []string) string {
 
 func evaluate(e Expectation, f Facts) (result, actual, note string) {
 	inf := f.Inference
+	if q := inf.Quota; q != nil && !f.Interrupted {
+		if result, actual, note, ok := evalQuota(e, f, q); ok {
+			return result, actual, note
+		}
+	}
 	// A cut-short or inconclusive probe tests nothing — except that a
 	// rejection it saw refutes "no limit", whatever else it got wrong.
 	if f.Interrupted || !inferred(inf) {
@@ -177,6 +182,33 @@ func evaluate(e Expectation, f Facts) (result, actual, note string) {
 		return evalFamily(e, inf)
 	}
 	return evalNumber(e, inf)
+}
+
+// evalQuota judges what the partial answer of a quota the run could not
+// wait out measured (probe.Quota): the limit is the capacity admitted from
+// idle, and the rejections' status and Retry-After are what they were. The
+// window was never observed: an expectation on it is untested, whatever
+// the headers declare. ok is false for the keys it cannot judge.
+func evalQuota(e Expectation, f Facts, q *probe.Quota) (result, actual, note string, ok bool) {
+	switch e.Key {
+	case KeyLimit:
+		m := around(float64(q.Capacity), 0)
+		result, note = judge(e, m)
+		return result, m.text(e) + " (admitted from idle before the key shut: the quota's partial answer)", note, true
+	case KeyWindow, KeyRate:
+		actual = "not observed"
+		if q.DeclaredWindowS > 0 {
+			actual = fmt.Sprintf("declared %g s by the headers, not observed", q.DeclaredWindowS)
+		}
+		return Untested, actual, fmt.Sprintf("capacity never came back in the %.1f s the key was watched: the window is longer, and only the headers speak of it", q.LockedS), true
+	case KeyStatus:
+		result, actual, note = evalStatus(e, f)
+		return result, actual, note, true
+	case KeyRetryAfter:
+		result, actual, note = evalRetryAfter(e, f)
+		return result, actual, note, true
+	}
+	return "", "", "", false
 }
 
 func is(ok bool) string {

@@ -265,3 +265,31 @@ func TestOverall(t *testing.T) {
 		}
 	}
 }
+
+// A quota's partial answer (probe.Quota) tests the limit it measured and
+// the rejections it saw; the window it could not wait out is untested,
+// whatever the headers declare.
+func TestQuotaPartialAnswerExpectations(t *testing.T) {
+	inf := probe.Inference{Family: probe.Inconclusive, Reason: "capacity never came back",
+		Quota: &probe.Quota{Capacity: 60, LockedS: 55, Status: 429, DeclaredWindowS: 3600}}
+	f := Facts{Inference: inf, Rejections: map[int]int{429: 300}, Requests: 363}
+	for _, tc := range []struct {
+		exp, want string
+	}{
+		{"limit=60", Pass},
+		{"limit=80", Fail},
+		{"window=1h", Untested},
+		{"rate=60/h", Untested},
+		{"status=429", Pass},
+		{"family=fixed_window", Untested},
+	} {
+		e, err := Parse(tc.exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := Evaluate([]Expectation{e}, f)[0]
+		if got.Result != tc.want {
+			t.Errorf("%s: %s (%s; %s), want %s", tc.exp, got.Result, got.Actual, got.Note, tc.want)
+		}
+	}
+}
