@@ -288,8 +288,8 @@ func (o *Observation) push() push {
 	var first, last time.Duration = -1, 0
 	for _, b := range o.burstPhases() {
 		rs := o.phase(b)
-		p.bursts = append(p.bursts, countAdmittedIn(rs))
-		p.total += countAdmittedIn(rs)
+		p.bursts = append(p.bursts, countAdmitted(rs))
+		p.total += countAdmitted(rs)
 		for _, r := range rs {
 			if first < 0 || r.Sent < first {
 				first = r.Sent
@@ -298,7 +298,7 @@ func (o *Observation) push() push {
 		}
 	}
 	if s := o.phase(phaseSustain); len(s) > 0 {
-		p.sustained = countAdmittedIn(s)
+		p.sustained = countAdmitted(s)
 		p.total += p.sustained
 		p.span = s[len(s)-1].Sent - s[0].Sent
 		last = max(last, s[len(s)-1].Sent)

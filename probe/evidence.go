@@ -53,7 +53,7 @@ func (o *Observation) facts(inf Inference) []string {
 	}
 	if seq := o.phase(phaseSequential); len(seq) > 0 {
 		out = append(out, fmt.Sprintf("%d sequential requests right after the burst: %d admitted%s",
-			len(seq), countAdmittedIn(seq), map[bool]string{true: " (only concurrent requests are limited)", false: ""}[countAdmittedIn(seq) == len(seq)]))
+			len(seq), countAdmitted(seq), map[bool]string{true: " (only concurrent requests are limited)", false: ""}[countAdmitted(seq) == len(seq)]))
 	}
 	if tr := o.phase(phaseTrace); len(tr) > 0 {
 		adm := admittedSent(tr)

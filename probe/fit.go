@@ -214,10 +214,10 @@ type hypotheses struct {
 
 func (o *Observation) hypotheses() hypotheses {
 	var h hypotheses
-	cal := countAdmittedIn(o.phase(phaseCalibrate))
+	cal := countAdmitted(o.phase(phaseCalibrate))
 	burstAdm := 0
 	for _, name := range o.burstPhases() {
-		burstAdm = countAdmittedIn(o.phase(name))
+		burstAdm = countAdmitted(o.phase(name))
 	}
 	if o.PerConnection() {
 		// A burst's admissions are of many connections, each with its
@@ -427,17 +427,7 @@ func (o *Observation) traceGap() time.Duration {
 	return traceGapFactor * gaps[len(gaps)/2]
 }
 
-func (o *Observation) burstPhases() []string {
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range o.Results {
-		if (r.Phase == phaseBurst || len(r.Phase) > len(phaseBurst) && r.Phase[:len(phaseBurst)+1] == phaseBurst+"-") && !seen[r.Phase] {
-			seen[r.Phase] = true
-			names = append(names, r.Phase)
-		}
-	}
-	return names
-}
+func (o *Observation) burstPhases() []string { return burstPhaseNames(o.Results) }
 
 func (o *Observation) lastBurstPhase() string {
 	names := o.burstPhases()
@@ -452,26 +442,6 @@ func (o *Observation) firstSent() time.Duration {
 		return 0
 	}
 	return sortedResults(o.Results)[0].Sent
-}
-
-func countAdmittedIn(rs []attack.Result) int {
-	n := 0
-	for i := range rs {
-		if rs[i].Admitted() {
-			n++
-		}
-	}
-	return n
-}
-
-func admittedSent(rs []attack.Result) []time.Duration {
-	var out []time.Duration
-	for i := range rs {
-		if rs[i].Admitted() {
-			out = append(out, rs[i].Sent)
-		}
-	}
-	return out
 }
 
 // groupStarts are the send times of the first admission of each run of
@@ -505,22 +475,4 @@ func groupStarts(rs []attack.Result, gap time.Duration) []time.Duration {
 	}
 	flush()
 	return starts
-}
-
-// admissionRuns are the lengths of the runs of consecutive admissions.
-func admissionRuns(rs []attack.Result) []int {
-	var runs []int
-	in := false
-	for i := range rs {
-		switch {
-		case rs[i].Error != "":
-		case rs[i].Admitted() && in:
-			runs[len(runs)-1]++
-		case rs[i].Admitted():
-			runs, in = append(runs, 1), true
-		default:
-			in = false
-		}
-	}
-	return runs
 }

@@ -175,6 +175,25 @@ func (f familyFit) mismatches() int {
 	return f.best[0].Mismatches
 }
 
+// maxUnexplainedShare: a model that leaves more than one decision in this
+// many unexplained explains nothing. No verdict rests on it, and no tie
+// between such models is worth an experiment.
+const maxUnexplainedShare = 10
+
+// explainsTooLittle says whether a model with this many mismatches leaves
+// too many of the decisions unexplained (maxUnexplainedShare).
+func explainsTooLittle(mismatches, decisions int) bool {
+	return mismatches*maxUnexplainedShare > decisions
+}
+
+// Infer fits every family to the observation and names the best, with the
+// store failure the end of the run shows.
+func Infer(o *Observation) Inference {
+	inf := infer(o)
+	inf.StoreFailure, _ = o.storeFailure(inf)
+	return inf
+}
+
 // infer fits every family to the observation and names the best (Infer,
 // storefail.go, adds what the end of the run shows).
 func infer(o *Observation) Inference {
@@ -265,7 +284,7 @@ func infer(o *Observation) Inference {
 			runnerUp = f.mismatches()
 		}
 	}
-	if float64(m1) > 0.1*float64(len(evs)) {
+	if explainsTooLittle(m1, len(evs)) {
 		inf.Family = Inconclusive
 		inf.Reason = fmt.Sprintf("no model explains the decisions: the best, %s, gets %d of %d wrong", best.family, m1, len(evs))
 		inf.Evidence = o.facts(inf)
@@ -297,233 +316,6 @@ func infer(o *Observation) Inference {
 	}
 	inf.Evidence = o.facts(inf)
 	return inf
-}
-
-// fitAll fits every family to the time line. Each config is replayed at
-// the clock offsets its family needs (replayOffsets) with the timing
-// uncertainty of the round trip.
-func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
-	var fits []familyFit
-	add := func(family string, cfgs []limiter.Config) {
-		fits = append(fits, familyFit{family: family, best: fitFamily(evs, cfgs, rtt)})
-	}
-	add(limiter.None, []limiter.Config{{Algo: limiter.None}})
-	var conc []limiter.Config
-	for _, l := range h.limits {
-		conc = append(conc, limiter.Config{Algo: limiter.Concurrency, MaxInflight: l})
-	}
-	add(limiter.Concurrency, conc)
-	buckets := func(rates []float64) (tb, ls []limiter.Config) {
-		// Sized up front: a config is some 300 bytes, and growing lists of
-		// tens of thousands by append cost a quarter of a fit's CPU.
-		tb = make([]limiter.Config, 0, len(rates)*len(h.limits)+len(h.windows))
-		ls = make([]limiter.Config, 0, len(rates)*len(h.limits)*len(h.delays))
-		for _, r := range rates {
-			for _, b := range h.limits {
-				tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: r, Burst: b})
-				for _, d := range h.delays {
-					// delay ≥ burst never queues: that is a token bucket.
-					if b >= 2 && d < b-1 {
-						ls = append(ls, limiter.Config{Algo: limiter.LeakyShaping, Rate: r, Burst: b - 1, DelayAfter: d})
-					}
-				}
-			}
-		}
-		return tb, ls
-	}
-	tb, ls := buckets(h.rates)
-	// A bucket of capacity 1 is the same function as a first-aligned fixed
-	// window or a sliding log of 1 per 1/r: admit once 1/r has passed since
-	// the last admission, a probe's lateness carried into the next cycle.
-	// The trace's admission spacing is then 1/r plus that lateness, which
-	// the window grid covers and the rate grid may not, so every window is
-	// a rate for a bucket of 1 too. (Only of 1: for larger capacities the
-	// families differ, and extra bucket rates only buy a bucket spurious
-	// ties with the window families.)
-	if slices.Contains(h.limits, 1) {
-		for _, w := range h.windows {
-			tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: 1 / w.Seconds(), Burst: 1})
-		}
-	}
-	// Coarse then fine: the trace's rate estimate is rough, the replay is
-	// exact, so refine around the best coarse rate (refineSteps).
-	refine := func(family string, coarse []limiter.Config) {
-		best := fitFamily(evs, coarse, rtt)
-		if len(best) == 0 {
-			fits = append(fits, familyFit{family: family})
-			return
-		}
-		for _, step := range refineSteps {
-			// Around every distinct rate among the tied best (a few):
-			// ties between rates are common before the grid is fine.
-			var rates []float64
-			seen := map[float64]bool{}
-			for _, c := range best {
-				if len(seen) == refineSeeds || seen[c.Config.Rate] {
-					continue
-				}
-				seen[c.Config.Rate] = true
-				for k := -refineSpan; k <= refineSpan; k++ {
-					rates = append(rates, c.Config.Rate*(1+float64(k)*step))
-				}
-			}
-			tbF, lsF := buckets(rates)
-			fine := lsF
-			if family == limiter.TokenBucket {
-				fine = tbF
-			}
-			if all := fitFamily(evs, fine, rtt); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
-				best = all
-			}
-		}
-		fits = append(fits, familyFit{family: family, best: widen(evs, best, rtt, rateOf, withRate)})
-	}
-	refine(limiter.TokenBucket, tb)
-	refine(limiter.LeakyShaping, ls)
-	var fw []limiter.Config
-	var sl, sc []limiter.Config
-	for _, w := range h.wallWindows {
-		for _, l := range h.limits {
-			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})
-			for _, counting := range []bool{false, true} {
-				sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, CountRejected: counting})
-			}
-		}
-	}
-	for _, w := range h.windows {
-		for _, l := range h.limits {
-			fw = append(fw, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst})
-			// Each also as counting denied attempts (HAProxy, logs of
-			// attempts): the same until a client knocks above the limit.
-			for _, counting := range []bool{false, true} {
-				sl = append(sl, limiter.Config{Algo: limiter.SlidingLog, Limit: l, Window: w, CountRejected: counting})
-			}
-		}
-	}
-	// HAProxy's freq_ctr: a sliding counter whose grid follows the key's
-	// first request. Its trace shows no steps to seed the window with (the
-	// capacity comes back gradually), so it is tried at the round windows
-	// people configure (http_req_rate(10s)) near the seeds; any other
-	// window is reached from a start grid (firstTwins). A counting counter
-	// at an arbitrary window mimics too much else: a start-aligned fixed
-	// window of 20 per 2 s was named a counting counter of 21 per 1.096 s.
-	for _, w := range h.wallWindows {
-		for _, l := range h.limits {
-			for _, counting := range []bool{false, true} {
-				sc = append(sc, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, Align: limiter.AlignFirst, CountRejected: counting})
-			}
-		}
-	}
-	for _, w := range []struct {
-		family string
-		cfgs   []limiter.Config
-	}{{limiter.FixedWindow, fw}, {limiter.SlidingLog, sl}, {limiter.SlidingCounter, sc}} {
-		best := widen(evs, simplest(fitFamily(evs, w.cfgs, rtt)), rtt, windowOf, withWindow)
-		f := familyFit{family: w.family, best: best}
-		// HAProxy's grid, or a start grid whose origin is where the
-		// first request fell (a server started just before the probe)?
-		if w.family == limiter.SlidingCounter && len(best) > 0 && best[0].Config.Align == limiter.AlignFirst {
-			if st := startTwins(evs, best, rtt); len(st) > 0 {
-				f.settle(best, st, equivalenceSlack(len(evs)))
-			}
-		}
-		fits = append(fits, f)
-	}
-	// A grid anchored at the server's start (fit_start.go): searched only
-	// when no plain model explains the run, around what the plain fits found.
-	top := math.MaxInt32
-	for _, f := range fits {
-		top = min(top, f.mismatches())
-	}
-	if top > equivalenceSlack(len(evs)) {
-		var seeds []Candidate
-		for _, f := range fits {
-			if f.family == limiter.FixedWindow || f.family == limiter.SlidingCounter || f.family == limiter.SlidingLog {
-				seeds = append(seeds, seedsOf(f.best)...)
-			}
-		}
-		var refilledWindows []Candidate // token buckets refilled to capacity, as the windows they are
-		for i, f := range fits {
-			if f.family == limiter.None || f.family == limiter.Concurrency {
-				continue
-			}
-			// A penalty (fit_block.go) and, for the two families on a
-			// grid, a start grid: each only if it explains the run
-			// better — a free parameter ties with anything.
-			if pen := fitPenalties(evs, h, f.best, rtt); len(pen) > 0 && pen[0].Mismatches+1 < fits[i].mismatches() {
-				fits[i].best = pen
-			}
-			// A bucket refilled in clumps (fit_refill.go). One whose every
-			// fill reaches its capacity is a fixed window on a start grid
-			// (fullFillWindows): fitted as that, not as a bucket tied with
-			// itself.
-			if f.family == limiter.TokenBucket {
-				iv := fitIntervalRefill(evs, h, f.best, rtt)
-				iv, refilledWindows = fullFillWindows(evs, iv, rtt)
-				if len(iv) > 0 && iv[0].Mismatches+1 < fits[i].mismatches() {
-					fits[i].best = iv
-				}
-			}
-			if f.family != limiter.FixedWindow && f.family != limiter.SlidingCounter {
-				continue
-			}
-			start := fitStartAligned(evs, h, f.family, seeds, rtt)
-			if f.family == limiter.FixedWindow && len(refilledWindows) > 0 && (len(start) == 0 || refilledWindows[0].Mismatches < start[0].Mismatches) {
-				start = refilledWindows
-			}
-			if len(start) > 0 && start[0].Mismatches+1 < fits[i].mismatches() {
-				fits[i].best = start
-				// A start grid whose phase is where the key's first
-				// request fell may be a grid that request anchors, with
-				// no phase to fit (HAProxy's): settle names the one that
-				// explains the run clearly better, or both as not told
-				// apart (they differ only after two idle periods).
-				if f.family == limiter.SlidingCounter {
-					twins := firstTwins(evs, start, rtt)
-					if len(twins) > 0 {
-						// The start grid at the twin's anchor, which the
-						// phase search may step over.
-						if st := startTwins(evs, twins, rtt); len(st) > 0 && st[0].Mismatches < start[0].Mismatches {
-							start = st
-							fits[i].best = st
-						}
-					}
-					fits[i].settle(twins, start, equivalenceSlack(len(evs)))
-				}
-			}
-		}
-	}
-	if top > 0 {
-		// A window the knocking restarts, weighed at equal freedom.
-		for i, f := range fits {
-			if f.family == limiter.FixedWindow && len(f.best) > 0 && !f.best[0].Config.Restarts() {
-				if r := fitRestarts(evs, h, f.best, rtt); len(r) > 0 && r[0].Mismatches < fits[i].mismatches() {
-					fits[i].best = r
-				}
-			}
-		}
-	}
-	// A first-aligned fixed window that leads may be a start grid the
-	// probe's knocking followed: each window opened at the first request
-	// after a grid boundary. Unless a start grid is refuted (or clearly
-	// better), both are named as not told apart; the plan's deciding
-	// experiment (tiedModels) is what can tell them apart.
-	for i, f := range fits {
-		if f.family == limiter.FixedWindow && top <= equivalenceSlack(len(evs)) && len(f.best) > 0 &&
-			f.best[0].Config.Align == limiter.AlignFirst && !f.best[0].Config.Restarts() && f.mismatches() <= top+equivalenceSlack(len(evs)) {
-			if start := fitStartAligned(evs, h, f.family, seedsOf(f.best), rtt); len(start) > 0 {
-				fits[i].settle(f.best, start, equivalenceSlack(len(evs)))
-			}
-		}
-	}
-	if top > 0 {
-		// Two limits on one key (fit_tiers.go), whenever a decision is
-		// unexplained: a second tier may bind only once or twice in a
-		// run, and a composition that explains that is an alternative
-		// the verdict's confidence must own up to.
-		fits = append(fits, familyFit{family: limiter.Tiers, best: fitTiers(evs, h, rtt)})
-	}
-	return fits
 }
 
 // settle chooses between a family's first-aligned fits (HAProxy's sliding

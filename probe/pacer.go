@@ -39,7 +39,7 @@ func (o *Observation) inferPacer(evs []event, inf Inference) Inference {
 	held, n, most := o.heldBack()
 	noneMis := replay(evs, limiter.Config{Algo: limiter.None}, 0, decisionUncertainty(o.RTT), math.MaxInt32, nil)
 	best := widen(evs, fitFamily(evs, cfgs, o.RTT), o.RTT, rateOf, withRate)
-	if len(best) == 0 || float64(best[0].Mismatches) > 0.1*float64(len(evs)) {
+	if len(best) == 0 || explainsTooLittle(best[0].Mismatches, len(evs)) {
 		inf.Family = Inconclusive
 		inf.Reason = fmt.Sprintf("nothing was rejected, but %d of %d burst requests were held back beyond the service time, up to %.0f ms, and no pacer's rate explains the delays", held, n, float64(most)/1e6)
 		inf.Evidence = o.facts(inf)

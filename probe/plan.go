@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
@@ -423,7 +422,7 @@ func (p *planner) trace(ctx context.Context) {
 		at := next
 		p.e.Schedule(ctx, 1, func(int) attack.Shot { return attack.Shot{At: at, Phase: phaseTrace} })
 		tr := p.col.Phase(phaseTrace)
-		if adm := admittedTimes(tr); len(adm) > 0 {
+		if adm := admittedSent(tr); len(adm) > 0 {
 			lastAdmit = max(lastAdmit, adm[len(adm)-1])
 		}
 		next += time.Duration(float64(time.Second) / min(rate, p.knockRate(p.e.Now()-lastAdmit)))
@@ -501,26 +500,13 @@ func (p *planner) capacity() int {
 	return best
 }
 
-// burstPhaseNames are the burst phases among rs, in order of appearance.
-func burstPhaseNames(rs []*attack.Result) []string {
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range rs {
-		if strings.HasPrefix(r.Phase, phaseBurst) && !seen[r.Phase] {
-			seen[r.Phase] = true
-			names = append(names, r.Phase)
-		}
-	}
-	return names
-}
-
 // enough decides whether the trace has shown the refill pattern.
 func (p *planner) enough(tr []*attack.Result, elapsed time.Duration) bool {
 	if len(tr) == 0 { // answers still in flight (a slow backend)
 		return false
 	}
 	big := 0
-	for _, g := range admissionGroups(tr) {
+	for _, g := range admissionRuns(tr) {
 		if g >= stepSize {
 			big++
 		}
@@ -533,7 +519,7 @@ func (p *planner) enough(tr []*attack.Result, elapsed time.Duration) bool {
 	// one is open.
 	since, inLock := sinceLastLock(tr)
 	singles := 0
-	for _, g := range admissionGroups(since) {
+	for _, g := range admissionRuns(since) {
 		if g < stepSize {
 			singles++
 		}
@@ -623,47 +609,3 @@ const (
 	lockFactor = 2
 	lockSlack  = 50 * time.Millisecond
 )
-
-// admissionGroups counts admissions in runs of consecutive admissions
-// (split by rejections only: a stall on a loaded machine may pause the
-// trace, which must not cut one window's step in two).
-func admissionGroups(rs []*attack.Result) []int {
-	var groups []int
-	inRun := false
-	for _, r := range rs {
-		if r.Error != "" {
-			continue
-		}
-		if r.Admitted() {
-			if inRun {
-				groups[len(groups)-1]++
-			} else {
-				groups = append(groups, 1)
-			}
-			inRun = true
-		} else {
-			inRun = false
-		}
-	}
-	return groups
-}
-
-func countAdmitted(rs []*attack.Result) int {
-	n := 0
-	for _, r := range rs {
-		if r.Admitted() {
-			n++
-		}
-	}
-	return n
-}
-
-func admittedTimes(rs []*attack.Result) []time.Duration {
-	var out []time.Duration
-	for _, r := range rs {
-		if r.Admitted() {
-			out = append(out, r.Sent)
-		}
-	}
-	return out
-}

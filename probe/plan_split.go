@@ -238,31 +238,10 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 	volleyLen := time.Duration(volley) * splitVolleyGap
 	silences := append(slices.Clone(splitSilences), reopenSilences(obs, models, now-splitLead, volleyLen)...)
 	for _, silence := range silences {
-		for _, kind := range []int{0, 1, 2} {
-			var sched []time.Duration
-			switch kind {
-			case 0:
-				for i := range volley {
-					sched = append(sched, splitLead+silence+time.Duration(i)*splitVolleyGap)
-				}
-			case 2:
-				// Two volleys the same silence apart: a pool that came
-				// back for the first (its boundary fell in the silence)
-				// is spent for the second, where a bucket refills alike.
-				if silence == 0 {
-					continue
-				}
-				for v := range 2 {
-					for i := range volley {
-						sched = append(sched, splitLead+time.Duration(v+1)*silence+time.Duration(v*volley+i)*splitVolleyGap)
-					}
-				}
-			default:
-				for i := range splitSingles {
-					sched = append(sched, splitLead+silence+time.Duration(i)*splitSingleGap)
-				}
-			}
-			consider(sched)
+		consider(volleyAfter(silence, volley))
+		consider(singlesAfter(silence))
+		if silence > 0 {
+			consider(twoVolleysAfter(silence, volley))
 		}
 	}
 	// Steady knocking faster than the capacity returns: a limiter that
@@ -275,6 +254,37 @@ func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Durati
 		consider(knockTrain(gap))
 	}
 	return best, bestScore
+}
+
+// volleyAfter is a volley of n requests after a silence.
+func volleyAfter(silence time.Duration, n int) []time.Duration {
+	var sched []time.Duration
+	for i := range n {
+		sched = append(sched, splitLead+silence+time.Duration(i)*splitVolleyGap)
+	}
+	return sched
+}
+
+// singlesAfter is splitSingles spaced requests after a silence.
+func singlesAfter(silence time.Duration) []time.Duration {
+	var sched []time.Duration
+	for i := range splitSingles {
+		sched = append(sched, splitLead+silence+time.Duration(i)*splitSingleGap)
+	}
+	return sched
+}
+
+// twoVolleysAfter is two volleys of n the same silence apart: a pool that
+// came back for the first (its boundary fell in the silence) is spent for
+// the second, where a bucket refills alike.
+func twoVolleysAfter(silence time.Duration, n int) []time.Duration {
+	var sched []time.Duration
+	for v := range 2 {
+		for i := range n {
+			sched = append(sched, splitLead+time.Duration(v+1)*silence+time.Duration(v*n+i)*splitVolleyGap)
+		}
+	}
+	return sched
 }
 
 // reopenSilences are silences that end between two tied models' instants
@@ -389,7 +399,7 @@ func tiedModels(o *Observation, stop *atomic.Bool) []Candidate {
 		best = min(best, f.mismatches())
 	}
 	slack := equivalenceSlack(len(evs))
-	if best > len(evs)/splitMaxUnexplained {
+	if explainsTooLittle(best, len(evs)) {
 		// No model comes near the run (replicas, a per-connection limit,
 		// a store that went away): a deciding experiment between models
 		// that are all wrong decides nothing, and fitting them again each
@@ -488,10 +498,6 @@ func distinctModels(models []Candidate) []Candidate {
 	}
 	return out
 }
-
-// splitMaxUnexplained: when the best model leaves more than one decision in
-// this many unexplained, there is no tie worth splitting.
-const splitMaxUnexplained = 10
 
 // splitStartSlack: a start-aligned model this many mismatches behind the
 // best still takes part in the deciding experiments.

@@ -69,7 +69,7 @@ func (p *planner) traceWaitWanted(tr []*attack.Result, rate float64, r *attack.R
 // admissions (in send order) split where none came for lockedAfter. A step
 // of fewer than stepSize is none.
 func lastStep(tr []*attack.Result) (int, bool) {
-	adm := admittedTimes(tr)
+	adm := admittedSent(tr)
 	slices.Sort(adm)
 	n := 0
 	for i, at := range adm {

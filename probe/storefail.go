@@ -129,11 +129,3 @@ func refillTime(inf Inference) time.Duration {
 	}
 	return 0
 }
-
-// Infer fits every family to the observation and names the best, with the
-// store failure the end of the run shows.
-func Infer(o *Observation) Inference {
-	inf := infer(o)
-	inf.StoreFailure, _ = o.storeFailure(inf)
-	return inf
-}

@@ -1,0 +1,304 @@
+package probe
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets/limiter"
+)
+
+// The search over every family: the plain families first, each on the grids
+// the hypotheses suggest, then the variants (a penalty, an interval refill,
+// a start grid, a restarting window, two tiers) where the plain fits leave
+// decisions unexplained. Each config is replayed at the clock offsets its
+// family needs (replayOffsets) with the timing uncertainty of the round
+// trip.
+
+// search is one fit of a time line: what every family's fit reads.
+type search struct {
+	evs []event
+	h   hypotheses
+	rtt time.Duration
+}
+
+// fitAll fits every family to the time line.
+func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
+	s := search{evs: evs, h: h, rtt: rtt}
+	fits := []familyFit{s.none(), s.concurrency()}
+	tb, ls := s.bucketGrids(h.rates)
+	fits = append(fits, s.refined(limiter.TokenBucket, s.withBucketsOfOne(tb)), s.refined(limiter.LeakyShaping, ls))
+	fits = append(fits, s.windows()...)
+	top := math.MaxInt32
+	for _, f := range fits {
+		top = min(top, f.mismatches())
+	}
+	if top > s.slack() {
+		s.variants(fits)
+	}
+	if top > 0 {
+		s.restarting(fits)
+	}
+	s.firstOrStart(fits, top)
+	if top > 0 {
+		// Two limits on one key (fit_tiers.go), whenever a decision is
+		// unexplained: a second tier may bind only once or twice in a
+		// run, and a composition that explains that is an alternative
+		// the verdict's confidence must own up to.
+		fits = append(fits, familyFit{family: limiter.Tiers, best: fitTiers(evs, h, rtt)})
+	}
+	return fits
+}
+
+// slack is the equivalence slack of this time line.
+func (s search) slack() int { return equivalenceSlack(len(s.evs)) }
+
+// clearlyBetter says whether a variant's best explains the run better than
+// the family's fit by more than one decision: a free parameter more ties
+// with anything, so it must earn its place.
+func clearlyBetter(variant []Candidate, f familyFit) bool {
+	return len(variant) > 0 && variant[0].Mismatches+1 < f.mismatches()
+}
+
+func (s search) none() familyFit {
+	return familyFit{family: limiter.None, best: fitFamily(s.evs, []limiter.Config{{Algo: limiter.None}}, s.rtt)}
+}
+
+func (s search) concurrency() familyFit {
+	var cfgs []limiter.Config
+	for _, l := range s.h.limits {
+		cfgs = append(cfgs, limiter.Config{Algo: limiter.Concurrency, MaxInflight: l})
+	}
+	return familyFit{family: limiter.Concurrency, best: fitFamily(s.evs, cfgs, s.rtt)}
+}
+
+// bucketGrids are the token buckets and shaping queues at rates × the
+// hypotheses' limits (and nginx delay=N values).
+func (s search) bucketGrids(rates []float64) (tb, ls []limiter.Config) {
+	h := s.h
+	// Sized up front: a config is some 300 bytes, and growing lists of
+	// tens of thousands by append cost a quarter of a fit's CPU.
+	tb = make([]limiter.Config, 0, len(rates)*len(h.limits)+len(h.windows))
+	ls = make([]limiter.Config, 0, len(rates)*len(h.limits)*len(h.delays))
+	for _, r := range rates {
+		for _, b := range h.limits {
+			tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: r, Burst: b})
+			for _, d := range h.delays {
+				// delay ≥ burst never queues: that is a token bucket.
+				if b >= 2 && d < b-1 {
+					ls = append(ls, limiter.Config{Algo: limiter.LeakyShaping, Rate: r, Burst: b - 1, DelayAfter: d})
+				}
+			}
+		}
+	}
+	return tb, ls
+}
+
+// withBucketsOfOne adds a bucket of 1 at every window's rate. A bucket of
+// capacity 1 is the same function as a first-aligned fixed window or a
+// sliding log of 1 per 1/r: admit once 1/r has passed since the last
+// admission, a probe's lateness carried into the next cycle. The trace's
+// admission spacing is then 1/r plus that lateness, which the window grid
+// covers and the rate grid may not. (Only of 1: for larger capacities the
+// families differ, and extra bucket rates only buy a bucket spurious ties
+// with the window families.)
+func (s search) withBucketsOfOne(tb []limiter.Config) []limiter.Config {
+	if slices.Contains(s.h.limits, 1) {
+		for _, w := range s.h.windows {
+			tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: 1 / w.Seconds(), Burst: 1})
+		}
+	}
+	return tb
+}
+
+// refined fits a bucket family coarse then fine: the trace's rate estimate
+// is rough, the replay exact, so each refinement (refineSteps) searches
+// around the best rates so far.
+func (s search) refined(family string, coarse []limiter.Config) familyFit {
+	best := fitFamily(s.evs, coarse, s.rtt)
+	if len(best) == 0 {
+		return familyFit{family: family}
+	}
+	for _, step := range refineSteps {
+		tb, ls := s.bucketGrids(ratesAround(best, step))
+		fine := ls
+		if family == limiter.TokenBucket {
+			fine = tb
+		}
+		if all := fitFamily(s.evs, fine, s.rtt); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
+			best = all
+		}
+	}
+	return familyFit{family: family, best: widen(s.evs, best, s.rtt, rateOf, withRate)}
+}
+
+// ratesAround are the rates refineSpan steps either side of every distinct
+// rate among the tied best (at most refineSeeds of them): ties between
+// rates are common before the grid is fine.
+func ratesAround(best []Candidate, step float64) []float64 {
+	var rates []float64
+	seen := map[float64]bool{}
+	for _, c := range best {
+		if len(seen) == refineSeeds || seen[c.Config.Rate] {
+			continue
+		}
+		seen[c.Config.Rate] = true
+		for k := -refineSpan; k <= refineSpan; k++ {
+			rates = append(rates, c.Config.Rate*(1+float64(k)*step))
+		}
+	}
+	return rates
+}
+
+// windows fits the three window families on their plain grids.
+func (s search) windows() []familyFit {
+	var fixed, logs, counters []limiter.Config
+	for _, w := range s.h.wallWindows {
+		for _, l := range s.h.limits {
+			fixed = append(fixed, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})
+			for _, counting := range []bool{false, true} {
+				counters = append(counters, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, CountRejected: counting})
+			}
+		}
+	}
+	for _, w := range s.h.windows {
+		for _, l := range s.h.limits {
+			fixed = append(fixed, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst})
+			// Each also as counting denied attempts (HAProxy, logs of
+			// attempts): the same until a client knocks above the limit.
+			for _, counting := range []bool{false, true} {
+				logs = append(logs, limiter.Config{Algo: limiter.SlidingLog, Limit: l, Window: w, CountRejected: counting})
+			}
+		}
+	}
+	// HAProxy's freq_ctr: a sliding counter whose grid follows the key's
+	// first request. Its trace shows no steps to seed the window with (the
+	// capacity comes back gradually), so it is tried at the round windows
+	// people configure (http_req_rate(10s)) near the seeds; any other
+	// window is reached from a start grid (firstTwins). A counting counter
+	// at an arbitrary window mimics too much else: a start-aligned fixed
+	// window of 20 per 2 s was named a counting counter of 21 per 1.096 s.
+	for _, w := range s.h.wallWindows {
+		for _, l := range s.h.limits {
+			for _, counting := range []bool{false, true} {
+				counters = append(counters, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, Align: limiter.AlignFirst, CountRejected: counting})
+			}
+		}
+	}
+	var fits []familyFit
+	for _, w := range []struct {
+		family string
+		cfgs   []limiter.Config
+	}{{limiter.FixedWindow, fixed}, {limiter.SlidingLog, logs}, {limiter.SlidingCounter, counters}} {
+		best := widen(s.evs, simplest(fitFamily(s.evs, w.cfgs, s.rtt)), s.rtt, windowOf, withWindow)
+		f := familyFit{family: w.family, best: best}
+		// HAProxy's grid, or a start grid whose origin is where the
+		// first request fell (a server started just before the probe)?
+		if w.family == limiter.SlidingCounter && len(best) > 0 && best[0].Config.Align == limiter.AlignFirst {
+			if st := startTwins(s.evs, best, s.rtt); len(st) > 0 {
+				f.settle(best, st, s.slack())
+			}
+		}
+		fits = append(fits, f)
+	}
+	return fits
+}
+
+// isWindowFamily: the families whose fits seed a start grid.
+func isWindowFamily(family string) bool {
+	return family == limiter.FixedWindow || family == limiter.SlidingCounter || family == limiter.SlidingLog
+}
+
+// variants replaces each rate-limiting family's fit with a variant that
+// explains the run clearly better: a penalty (fit_block.go), a bucket
+// refilled in clumps (fit_refill.go), a grid anchored at the server's start
+// (fit_start.go), searched around what the plain fits found.
+func (s search) variants(fits []familyFit) {
+	var seeds []Candidate
+	for _, f := range fits {
+		if isWindowFamily(f.family) {
+			seeds = append(seeds, seedsOf(f.best)...)
+		}
+	}
+	var refilledWindows []Candidate // token buckets refilled to capacity, as the windows they are
+	for i, f := range fits {
+		if f.family == limiter.None || f.family == limiter.Concurrency {
+			continue
+		}
+		if pen := fitPenalties(s.evs, s.h, f.best, s.rtt); clearlyBetter(pen, fits[i]) {
+			fits[i].best = pen
+		}
+		// A bucket whose every fill reaches its capacity is a fixed
+		// window on a start grid (fullFillWindows): fitted as that, not
+		// as a bucket tied with itself.
+		if f.family == limiter.TokenBucket {
+			var iv []Candidate
+			iv, refilledWindows = fullFillWindows(s.evs, fitIntervalRefill(s.evs, s.h, f.best, s.rtt), s.rtt)
+			if clearlyBetter(iv, fits[i]) {
+				fits[i].best = iv
+			}
+		}
+		if f.family == limiter.FixedWindow || f.family == limiter.SlidingCounter {
+			s.startGrid(&fits[i], seeds, refilledWindows)
+		}
+	}
+}
+
+// startGrid replaces f's best with a start grid that explains the run
+// clearly better. A sliding counter's start grid whose phase is where the
+// key's first request fell may be a grid that request anchors, with no
+// phase to fit (HAProxy's): settle names the one that explains the run
+// clearly better, or both as not told apart (they differ only after two
+// idle periods).
+func (s search) startGrid(f *familyFit, seeds, refilledWindows []Candidate) {
+	start := fitStartAligned(s.evs, s.h, f.family, seeds, s.rtt)
+	if f.family == limiter.FixedWindow && len(refilledWindows) > 0 && (len(start) == 0 || refilledWindows[0].Mismatches < start[0].Mismatches) {
+		start = refilledWindows
+	}
+	if !clearlyBetter(start, *f) {
+		return
+	}
+	f.best = start
+	if f.family != limiter.SlidingCounter {
+		return
+	}
+	twins := firstTwins(s.evs, start, s.rtt)
+	if len(twins) > 0 {
+		// The start grid at the twin's anchor, which the phase search
+		// may step over.
+		if st := startTwins(s.evs, twins, s.rtt); len(st) > 0 && st[0].Mismatches < start[0].Mismatches {
+			start = st
+			f.best = st
+		}
+	}
+	f.settle(twins, start, s.slack())
+}
+
+// restarting tries a fixed window the knocking restarts, weighed at equal
+// freedom.
+func (s search) restarting(fits []familyFit) {
+	for i, f := range fits {
+		if f.family == limiter.FixedWindow && len(f.best) > 0 && !f.best[0].Config.Restarts() {
+			if r := fitRestarts(s.evs, s.h, f.best, s.rtt); len(r) > 0 && r[0].Mismatches < fits[i].mismatches() {
+				fits[i].best = r
+			}
+		}
+	}
+}
+
+// firstOrStart: a first-aligned fixed window that leads (within noise of
+// the best fit, top) may be a start grid the probe's knocking followed,
+// each window opened at the first request after a grid boundary. Unless a
+// start grid is refuted (or clearly better), both are named as not told
+// apart; the plan's deciding experiment (tiedModels) is what can tell them
+// apart.
+func (s search) firstOrStart(fits []familyFit, top int) {
+	for i, f := range fits {
+		if f.family == limiter.FixedWindow && top <= s.slack() && len(f.best) > 0 &&
+			f.best[0].Config.Align == limiter.AlignFirst && !f.best[0].Config.Restarts() && f.mismatches() <= top+s.slack() {
+			if start := fitStartAligned(s.evs, s.h, f.family, seedsOf(f.best), s.rtt); len(start) > 0 {
+				fits[i].settle(f.best, start, s.slack())
+			}
+		}
+	}
+}
