@@ -186,7 +186,8 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 			fmt.Fprintf(stderr, "check: %s (%d of %d)\n", endpointLabel(ep), i+1, len(eps))
 		}
 		prog := report.NewProgress(stderr, progressEnabled(stderr, f.quiet), progressBudget(ep.maxTime))
-		pr, err := execProbe(ctx, prog.Writer(), &ep.req, ep.maxTime, "check", tgts[i], paths[i], prog)
+		stated, _ := expect.StatedBy(ep.exps) // a burst that exceeds one ends the probe
+		pr, err := execProbe(ctx, prog.Writer(), &ep.req, ep.maxTime, "check", tgts[i], paths[i], prog, stated)
 		prog.Stop()
 		if cerr := tgts[i].Close(); cerr != nil {
 			fmt.Fprintf(stderr, "ratecheck: stopping %s: %v\n", ep.spec, cerr)

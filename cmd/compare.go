@@ -266,7 +266,7 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 // does.
 func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path string, ct *report.ComparedTarget) error {
 	ct.Results = path
-	run, err := execProbe(ctx, io.Discard, &f.requestFlags, f.maxTime, "compare", t, path, nil)
+	run, err := execProbe(ctx, io.Discard, &f.requestFlags, f.maxTime, "compare", t, path, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,7 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	}
 	defer done()
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), progressBudget(f.maxTime))
-	run, err := execProbe(ctx, prog.Writer(), &f.requestFlags, f.maxTime, "probe", tgt, path, prog)
+	run, err := execProbe(ctx, prog.Writer(), &f.requestFlags, f.maxTime, "probe", tgt, path, prog, nil)
 	prog.Stop()
 	if run == nil {
 		return err

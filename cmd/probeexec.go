@@ -113,13 +113,13 @@ func probeBudgetErr(err error) error {
 // and grades it. An unreachable target is exit 3, with the run (its
 // inference inconclusive, not graded) for the commands that still print
 // it; a budget too small or a stream that cannot be created exit 2.
-func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime time.Duration, command string, tgt *launch.Target, path string, prog *report.Progress) (*probeRun, error) {
+func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime time.Duration, command string, tgt *launch.Target, path string, prog *report.Progress, stated []probe.Stated) (*probeRun, error) {
 	req, err := rf.request(tgt.URL)
 	if err != nil {
 		return nil, err
 	}
 	opt := probeOptions(rf, maxTime)
-	opt.ResultsFile, opt.Command, opt.Target = path, command, tgt.Spec
+	opt.ResultsFile, opt.Command, opt.Target, opt.Stated = path, command, tgt.Spec, stated
 	if prog != nil {
 		opt.Sinks, opt.OnBudget = []func(*attack.Result){prog.Add}, prog.SetBudget
 	}

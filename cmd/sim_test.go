@@ -110,3 +110,33 @@ func TestQuotaLongerThanAProbe(t *testing.T) {
 		t.Errorf("the calibration's stream is gone: %v", err)
 	}
 }
+
+// check's stated model, refuted by the first burst: exit 1 after that
+// burst, naming it; the right one is not refuted.
+func TestCheckRefutesAStatedCapacityAtOnce(t *testing.T) {
+	const target = "sim:fixed_window?limit=100&window=1m&seed=1"
+	dir := t.TempDir()
+	out := filepath.Join(dir, "wrong.jsonl")
+	code, stdout, stderr := runCmd(t, "check", target, "-e", "family=fixed_window", "-e", "limit=80", "-e", "window=60s", "-q", "-o", "json", "--out", out)
+	var doc struct {
+		Runs []struct {
+			ElapsedS float64 `json:"elapsed_s"`
+			Summary  struct {
+				Requests int `json:"requests"`
+			} `json:"summary"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Runs) != 1 || doc.Runs[0].Summary.Requests == 0 {
+		t.Fatalf("document: %v\n%s", err, stdout)
+	}
+	run := doc.Runs[0]
+	if code != ExitFailed || !strings.Contains(stderr, "limit=80: expected 80, actual the burst of 210 released at once admitted 97") || run.Summary.Requests > 300 || run.ElapsedS > 15 {
+		t.Errorf("limit=80 against 100: exit %d after %d requests in %.1f s, want 1 after the first burst, naming it\n%s", code, run.Summary.Requests, run.ElapsedS, stderr)
+	}
+	// The right capacity is not refuted (what the rest of the probe then
+	// shows is the whole probe's: a 20 s budget leaves the window untested).
+	code, _, stderr = runCmd(t, "check", target, "-e", "family=fixed_window", "-e", "limit=100", "-e", "window=60s", "-q", "--max-time", "20s", "--out", filepath.Join(dir, "right.jsonl"))
+	if code == ExitFailed || strings.Contains(stderr, "refuted") {
+		t.Errorf("the right model: exit %d\n%s", code, stderr)
+	}
+}

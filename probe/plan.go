@@ -137,6 +137,9 @@ func (p *planner) left() int { return p.opt.MaxRequests - p.e.Sent() }
 var (
 	errNoDecisions = errors.New("no limiter decisions")
 	errBlocked     = errors.New("blocked from the first request")
+	// errRefuted: a burst refuted a model the user stated (stated.go):
+	// the rest of the run cannot make the expectation hold.
+	errRefuted = errors.New("a stated model refuted")
 )
 
 func (p *planner) run(ctx context.Context) error {
@@ -147,7 +150,7 @@ func (p *planner) run(ctx context.Context) error {
 		return err
 	}
 	limited, err := p.burst(ctx)
-	if errors.Is(err, errNoDecisions) || errors.Is(err, errBlocked) {
+	if errors.Is(err, errNoDecisions) || errors.Is(err, errBlocked) || errors.Is(err, errRefuted) {
 		return nil
 	}
 	if err != nil {
@@ -269,6 +272,10 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		}
 		if errs == size {
 			return false, fmt.Errorf("every request of a burst of %d failed: %s", size, p.col.Phase(phase)[0].Error)
+		}
+		if why, ok := p.refuted(); ok {
+			p.note("the probe stopped after burst %d: %s", round+1, why)
+			return false, errRefuted
 		}
 		if admitted+rejected == 0 {
 			// Redirects, 404s, 500s: nothing more to learn from a larger

@@ -43,6 +43,10 @@ type Options struct {
 	// OnBudget, when set, is told when the plan grows the time budget: to
 	// what (from the probe's start) and why.
 	OnBudget func(to time.Duration, why string)
+	// Stated are the capacities the user states (check's expectations,
+	// expect.StatedBy): a burst that admits more refutes one, and the
+	// plan stops there (stated.go).
+	Stated []Stated
 
 	// adaptive: no MaxTime was given, so the budget may grow.
 	adaptive bool

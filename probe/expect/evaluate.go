@@ -29,14 +29,18 @@ type Facts struct {
 	// grade.NotGraded when nothing was rejected.
 	Grade string
 	// Interrupted says the run was cut short: nothing it showed is a test,
-	// but for what its data refutes outright (a rejection: a limit).
+	// but for what its data refutes outright (a rejection: a limit; a
+	// burst admitting more than a stated capacity).
 	Interrupted bool
+	// Observation is the run itself, for what its data refutes outright
+	// (stated.go); nil when only the inference is known.
+	Observation *probe.Observation `json:"-"`
 }
 
 // FactsFrom gathers the facts of one probe: its observation, the inference
 // and the grade letter ("" when the run was not graded).
 func FactsFrom(obs *probe.Observation, inf probe.Inference, gradeLetter string) Facts {
-	f := Facts{Inference: inf, Rejections: map[int]int{}, Grade: gradeLetter}
+	f := Facts{Inference: inf, Rejections: map[int]int{}, Grade: gradeLetter, Observation: obs}
 	if obs == nil {
 		return f
 	}
@@ -85,11 +89,18 @@ func (o Outcome) Message() string {
 }
 
 // Evaluate checks every expectation against the facts, in the given order.
+// A capacity a burst of the run exceeded fails whatever else the run
+// showed, even cut short (stated.go).
 func Evaluate(exps []Expectation, f Facts) []Outcome {
 	out := make([]Outcome, 0, len(exps))
-	for _, e := range exps {
+	refuted := refutations(exps, f.Observation)
+	for i, e := range exps {
 		o := Outcome{Expectation: e.Text, Key: e.Key, Expected: e.Expected()}
-		o.Result, o.Actual, o.Note = evaluate(e, f)
+		if why, ok := refuted[i]; ok {
+			o.Result, o.Actual, o.Note = Fail, why, "refuted by the burst: a limiter never admits more at once than its capacity"
+		} else {
+			o.Result, o.Actual, o.Note = evaluate(e, f)
+		}
 		out = append(out, o)
 	}
 	return out

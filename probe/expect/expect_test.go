@@ -3,6 +3,7 @@ package expect
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
@@ -291,5 +292,36 @@ func TestQuotaPartialAnswerExpectations(t *testing.T) {
 		if got.Result != tc.want {
 			t.Errorf("%s: %s (%s; %s), want %s", tc.exp, got.Result, got.Actual, got.Note, tc.want)
 		}
+	}
+}
+
+// The capacities expectations state, and a burst that refutes one: the
+// expectation fails on the run's data, whatever the inference says.
+func TestStatedCapacities(t *testing.T) {
+	exps, err := ParseAll([]string{"family=fixed_window", "limit=80", "window=60s", "status=429", "burst=20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stated, index := StatedBy(exps)
+	// burst= of a fixed window states nothing (and without a rate, no
+	// bucket's would either).
+	if len(stated) != 1 || index[0] != 1 || stated[0].AtOnce != 81 || !stated[0].Straddle || stated[0].Window != 54*time.Second || stated[0].MayRelease {
+		t.Fatalf("stated %+v at %v", stated, index)
+	}
+	var rs []attack.Result
+	for i := range 210 {
+		r := attack.Result{Seq: i, Phase: "burst", Sent: time.Second, Done: time.Second + time.Millisecond, Status: 429}
+		if i < 97 {
+			r.Status = 200
+		}
+		rs = append(rs, r)
+	}
+	obs := probe.NewObservation(time.Unix(0, 0), rs)
+	outs := Evaluate(exps, FactsFrom(obs, probe.Inference{Family: probe.Inconclusive, Reason: "cut short"}, ""))
+	if outs[1].Result != Fail || !strings.Contains(outs[1].Actual, "admitted 97, where limit=80 admits at most 81") {
+		t.Errorf("limit=80: %+v", outs[1])
+	}
+	if outs[0].Result != Untested || outs[2].Result != Untested {
+		t.Errorf("family and window on a cut-short run: %+v, %+v", outs[0], outs[2])
 	}
 }
