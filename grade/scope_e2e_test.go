@@ -45,18 +45,30 @@ func TestFleetEndToEnd(t *testing.T) {
 		t.Parallel()
 		testenv.Need(t, "redis-server")
 		p := runProbe(t, spec+"redis")
-		check(t, p.report, "limit.agrees", Pass)
 		check(t, p.report, "burst.over-admission", Pass)
-		// The capacity is within the interval the inference states (a
-		// loaded machine may widen it: 21 ± 1 was seen beside other
-		// packages' probes), not necessarily its middle.
-		if p.inf.Replicas != 0 || p.inf.Family != "token_bucket" || abs(p.inf.Burst-20) > p.inf.BurstErr ||
-			!strings.Contains(strings.Join(p.inf.Evidence, "\n"), "one shared limit of 20") {
+		if p.inf.Replicas != 0 || !strings.Contains(strings.Join(p.inf.Evidence, "\n"), "one shared limit of 20") {
 			t.Fatalf("redis: %s", p.describe())
 		}
 		// The store stays up: the evidence names no failure mode.
 		if p.inf.StoreFailure != "" {
 			t.Errorf("store up: store failure %q", p.inf.StoreFailure)
+		}
+		// One counter's advertised limit agrees with what it admits: never
+		// a failure. The comparison needs a confident inference, which a
+		// loaded machine may take away (0.34 beside the simulation sweep):
+		// then it is skipped, and says so.
+		c, _ := p.report.Check("limit.agrees")
+		switch {
+		case c.Outcome == Fail, c.Outcome == Skip && !strings.Contains(c.Actual, "not confident enough"):
+			t.Fatalf("limit.agrees: %s (%s)\n%s", c.Outcome, c.Actual, p.describe())
+		case c.Outcome == Skip:
+			return
+		}
+		// Confident: a token bucket whose stated interval holds the 20
+		// (a loaded machine may widen it: 21 ± 1 was seen), not
+		// necessarily at its middle.
+		if p.inf.Family != "token_bucket" || abs(p.inf.Burst-20) > p.inf.BurstErr {
+			t.Fatalf("redis: %s", p.describe())
 		}
 	})
 	t.Run("redis-naive", func(t *testing.T) {
