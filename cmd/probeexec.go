@@ -123,9 +123,7 @@ func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime 
 	if prog != nil {
 		opt.Sinks, opt.OnBudget = []func(*attack.Result){prog.Add}, prog.SetBudget
 	}
-	if opt.Network = tgt.Network; opt.Network != nil {
-		probe.FitOnAllCPUs() // a simulated network sends nothing in real time
-	}
+	opt.Network = tgt.Network // nil: real sockets
 	res, err := probe.Run(ctx, req, opt)
 	var costly *probe.QuotaCostError
 	if errors.As(err, &costly) {

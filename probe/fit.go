@@ -27,20 +27,49 @@ type Candidate struct {
 const minReplaysPerWorker = 64
 
 // fitSlots bounds the replaying goroutines of every fit in the process to
-// fitCPUs: the deciding fit runs in the background while the probe sends,
-// and several probes may fit at once (a test suite, a fleet). One CPU is
-// left idle for the network poller, the pacer and in-process servers,
-// whose goroutines would otherwise wait for a fit to be preempted (up to
-// 10 ms) and send or answer late.
-var fitSlots = make(chan struct{}, fitCPUs())
+// the CPUs: the deciding fit runs in the background while the probe sends,
+// and several probes may fit at once (a test suite, a fleet). While a live
+// probe sends, one slot is its (reserveSender): one CPU is left for the
+// network poller, the pacer and in-process servers, whose goroutines would
+// otherwise wait for a fit to be preempted (up to 10 ms) and send or
+// answer late. Otherwise — a simulated probe, which sends nothing in real
+// time, or the inference after the sending ended, or `report` — fits use
+// them all.
+var fitSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
-// fitCPUs is how many CPUs fits may use at once: all but one.
-func fitCPUs() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+// senders counts the live probes sending now; the first takes a fit slot,
+// the last gives it back.
+var senders struct {
+	sync.Mutex
+	n atomic.Int32
+}
 
-// FitOnAllCPUs lets fits use every CPU: for probes on a simulated network
-// (targets/sim), which sends nothing in real time and leaves no CPU a
-// sender needs. Call it before any probe runs.
-func FitOnAllCPUs() { fitSlots = make(chan struct{}, runtime.GOMAXPROCS(0)) }
+// reserveSender keeps a CPU from the fits while a live probe sends; the
+// function it returns gives it back. It may wait for a fit's worker to
+// finish its share of a grid.
+func reserveSender() (release func()) {
+	senders.Lock()
+	defer senders.Unlock()
+	if senders.n.Add(1) == 1 && cap(fitSlots) > 1 {
+		fitSlots <- struct{}{}
+	}
+	return func() {
+		senders.Lock()
+		defer senders.Unlock()
+		if senders.n.Add(-1) == 0 && cap(fitSlots) > 1 {
+			<-fitSlots
+		}
+	}
+}
+
+// fitCPUs is how many CPUs fits may use at once: all, but one while a
+// live probe sends.
+func fitCPUs() int {
+	if senders.n.Load() > 0 {
+		return max(1, runtime.GOMAXPROCS(0)-1)
+	}
+	return runtime.GOMAXPROCS(0)
+}
 
 // fitFamily replays every config (at each of its clock offsets) and returns
 // the best ones (all that tie for the fewest mismatches).

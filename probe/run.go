@@ -188,11 +188,18 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	sinks = append(sinks, col.Add, lost.add)
 	// The network runs on the caller's context (its end is an
 	// interruption); the plan on one the watch cancels.
+	// Real sockets: a CPU is kept from the fits while the plan sends
+	// (fit.go), taken before the clock starts (it may wait for a fit).
+	release := func() {}
+	if opt.Network == nil {
+		release = reserveSender()
+	}
 	planCtx, stopPlan := context.WithCancel(eng.BeginAt(ctx, start))
 	defer stopPlan()
 	lost.watch(stopPlan)
 	obs, planErr := runPlan(planCtx, eng, col, opt)
 	eng.Finish()
+	release()
 	if lost.stopped() && ctx.Err() == nil {
 		obs.Notes = append(obs.Notes, fmt.Sprintf("the target stopped answering: %d requests in a row got no answer, so the probe stopped sending", lostAfter))
 	}

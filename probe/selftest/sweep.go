@@ -62,7 +62,6 @@ func Sweep(ctx context.Context, opt SweepOptions) (*SweepReport, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	probe.FitOnAllCPUs() // nothing here sends in real time
 	runs := make([]SweepRun, opt.N)
 	errs := make([]error, opt.N)
 	next, done := 0, 0
