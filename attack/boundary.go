@@ -3,10 +3,13 @@ package attack
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"math"
+	"net/http"
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/ratecheck/ratecheck/headers"
 )
 
 // Boundary is the fixed-window straddle: find a window boundary, fire L
@@ -307,28 +310,20 @@ func (p Boundary) pollRefill(ctx context.Context, e *Engine, gap, window time.Du
 	return 0, 0, false
 }
 
-var (
-	policyQW  = regexp.MustCompile(`q=(\d+)[^,]*?;\s*w=(\d+)|w=(\d+)[^,]*?;\s*q=(\d+)`)
-	oldPolicy = regexp.MustCompile(`^\s*(\d+)\s*;\s*w=(\d+)`)
-)
-
 // QuotaHints reads L and W from rate-limit headers when a server states
-// them: hints for an experiment's sizes, never conclusions.
+// them: hints for an experiment's sizes, never conclusions. A RateLimit
+// policy with a quota and a window (any draft: headers.ParseIETF) gives
+// both; a bare limit field gives L alone.
 func QuotaHints(h map[string]string) (limit int, window time.Duration) {
-	if p := h["ratelimit-policy"]; p != "" {
-		if m := policyQW.FindStringSubmatch(p); m != nil {
-			q, w := m[1], m[2]
-			if q == "" {
-				q, w = m[4], m[3]
+	hdr := http.Header{}
+	for k, v := range h {
+		hdr.Set(k, v)
+	}
+	if ietf, _ := headers.ParseIETF(hdr); ietf.Present {
+		for _, p := range ietf.Policies {
+			if p.HasQuota && p.HasWindow && p.Quota > 0 && p.Quota <= math.MaxInt32 {
+				return int(p.Quota), time.Duration(p.WindowSeconds) * time.Second
 			}
-			l, _ := strconv.Atoi(q)
-			s, _ := strconv.Atoi(w)
-			return l, time.Duration(s) * time.Second
-		}
-		if m := oldPolicy.FindStringSubmatch(p); m != nil {
-			l, _ := strconv.Atoi(m[1])
-			s, _ := strconv.Atoi(m[2])
-			return l, time.Duration(s) * time.Second
 		}
 	}
 	for _, name := range []string{"x-ratelimit-limit", "ratelimit-limit", "x-rate-limit-limit"} {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ratecheck/ratecheck/headers"
 )
 
 // Clients is a population of closed-loop clients that each want Goal
@@ -197,24 +199,23 @@ func fullJitter(rng *rand.Rand, base, cap time.Duration, n int) time.Duration {
 	return time.Duration(rng.Int64N(int64(ceiling) + 1))
 }
 
-// retryAfterDelay reads a delay-seconds Retry-After. The client side is
-// deliberately lenient (it accepts what a real client library would);
-// judging the header's form is the grader's job.
+// retryAfterDelay is how long a rejection's Retry-After asks to wait, read
+// as leniently as a real client library would (headers' forgiving reader:
+// fractional seconds, an RFC 1123 date in UTC); judging the header's form
+// is the grader's job.
 func retryAfterDelay(r *Result) (time.Duration, bool) {
-	v := strings.TrimSpace(r.Headers["retry-after"])
-	if v == "" {
+	v, ok := r.Headers["retry-after"]
+	if !ok || strings.TrimSpace(v) == "" {
 		return 0, false
 	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && s < 86400 {
-		return time.Duration(s * float64(time.Second)), true
+	ra, _, ok := headers.ReadRetryAfterLeniently(v, time.Time{})
+	switch {
+	case !ok:
+		return 0, false
+	case ra.Form == headers.RetryAfterDate:
+		return max(time.Until(ra.At), 0), true
 	}
-	if t, err := time.Parse(time.RFC1123, v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d, true
-		}
-		return 0, true
-	}
-	return 0, false
+	return ra.Delay, true
 }
 
 // binRates counts sends per bin from the first send, as rates per second.
