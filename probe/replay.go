@@ -198,9 +198,10 @@ func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound
 // earlier release explains is no mismatch either.
 func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Duration, bound int, out []answer) int {
 	type rel struct {
-		at  time.Time
-		key string
-		lag time.Duration // how much earlier it may really have been
+		at       time.Time
+		key      string
+		lag      time.Duration // how much earlier it may really have been
+		answered time.Time     // when the client read the answer (zero: unknown)
 	}
 	fastest := time.Duration(-1)
 	for _, ev := range evs {
@@ -209,7 +210,7 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 		}
 	}
 	var pending []rel
-	released := map[string][]time.Time{} // recent release instants per key
+	released := map[string][]rel{} // recent releases per key
 	mis := 0
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
@@ -222,7 +223,7 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 		for _, p := range pending {
 			if !p.at.After(at) {
 				lim.Release(p.key, p.at)
-				released[p.key] = append(released[p.key], p.at)
+				released[p.key] = append(released[p.key], p)
 			} else {
 				keep = append(keep, p)
 			}
@@ -246,8 +247,10 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 			} else {
 				// Did a release just before take a slot it may not have
 				// freed yet? Then follow the server: undo the admission.
+				// Not if the client had read that request's answer before
+				// sending this one: the server had let it go by then.
 				for _, t := range released[ev.key] {
-					if at.Sub(t) <= unc {
+					if at.Sub(t.at) <= unc && (t.answered.IsZero() || ev.sent.IsZero() || t.answered.After(ev.sent)) {
 						lim.Release(ev.key, at)
 						d.Allowed, excused = false, true
 						break
@@ -257,7 +260,7 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 			miss = !excused
 		}
 		if d.Allowed {
-			pending = append(pending, rel{at.Add(ev.hold), ev.key, min(max(ev.hold-fastest, 0), maxReadLag)})
+			pending = append(pending, rel{at.Add(ev.hold), ev.key, min(max(ev.hold-fastest, 0), maxReadLag), ev.answered})
 			if ev.admitted && ev.judgeDelay && ev.delay > ev.noise+delayTolerance(0) {
 				miss = true // a concurrency cap never queues
 			}
@@ -274,7 +277,7 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 		// forget releases older than unc
 		for k, ts := range released {
 			n := 0
-			for n < len(ts) && at.Sub(ts[n]) > unc {
+			for n < len(ts) && at.Sub(ts[n].at) > unc {
 				n++
 			}
 			released[k] = ts[n:]

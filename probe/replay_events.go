@@ -44,6 +44,10 @@ type event struct {
 	admitted bool
 	delay    time.Duration // observed added latency of an admitted request
 	hold     time.Duration // how long the server kept it in flight (concurrency)
+	// sent and answered are when the client sent it and read its answer
+	// (zero when unknown): a request sent after another's answer was read
+	// reached the server after that one left it.
+	sent, answered time.Time
 
 	cluster    int           // index of the first event of its near-simultaneous group
 	size       int           // that group's size
@@ -96,7 +100,7 @@ func (o *Observation) events() []event {
 	out := make([]event, 0, len(order))
 	for _, i := range order {
 		r := &o.Results[i]
-		ev := event{index: i, at: o.arrival(r), key: r.Key, admitted: r.Admitted()}
+		ev := event{index: i, at: o.arrival(r), key: r.Key, admitted: r.Admitted(), sent: o.Start.Add(r.Sent), answered: o.Start.Add(r.Done)}
 		if global {
 			ev.key = ""
 		}

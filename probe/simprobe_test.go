@@ -57,3 +57,23 @@ func probeSim(t testing.TB, builtin, keyHeader string, opt Options) *Result {
 	}
 	return res
 }
+
+// Three replicas of a bucket, each with its own count, behind a fast link:
+// a request sent after another's answer was read cannot find that one still
+// holding a slot, so the concurrency cap's "a release just before may not
+// have freed its slot yet" must not excuse it. With that excuse the sweep
+// (seed 1071817279636263) named this fleet a concurrency cap at 0.84.
+func TestReplicatedBucketIsNoConfidentConcurrencyCap(t *testing.T) {
+	req, err := attack.NewRequest("GET", simTarget, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := simOptions(t, "builtin:token_bucket?burst=62&rate=18.85/s&replicas=3", "rtt=210us&seed=1071817279636263", Options{})
+	res, err := Run(context.Background(), req, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inf := res.Inference; inf.Family == "concurrency" && inf.Confidence >= 0.8 {
+		t.Fatalf("a replicated bucket named a concurrency cap at %.2f: %s", inf.Confidence, inf.Reason)
+	}
+}
