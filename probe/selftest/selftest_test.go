@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ratecheck/ratecheck/targets/limiter"
+	"github.com/ratecheck/ratecheck/targets/refserver"
 	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
@@ -76,6 +78,28 @@ func TestProbeWithoutHeaders(t *testing.T) {
 		}
 		if out := run.Outcome; !out.FamilyOK || !out.ParamsOK {
 			t.Errorf("%s: inferred %q, truth %s, errors %v\nevidence %v\nreplay: %s", spec, out.Inference.Summary(), out.TruthText, out.ParamErrs, out.Inference.Evidence, run.Replay)
+		}
+	}
+}
+
+// A window tier that can never bind beside a bucket (tiers all) leaves the
+// bucket alone to be named: its limit is more than the bucket admits in a
+// window. One that can bind keeps the composition; so does "either".
+func TestObservableTruthOfTwoTiers(t *testing.T) {
+	for _, tc := range []struct {
+		spec, want string
+	}{
+		{"mode=all&t1=token_bucket:rate=1.31/s,burst=2&t2=fixed_window:limit=130,window=12s", limiter.TokenBucket},
+		{"mode=all&t1=fixed_window:limit=169,window=1.6s&t2=token_bucket:rate=10.64/s,burst=5", limiter.TokenBucket},
+		{"mode=all&t1=token_bucket:rate=12.68/s,burst=15&t2=fixed_window:limit=160,window=3m2s", limiter.Tiers},
+		{"mode=either&t1=token_bucket:rate=1.31/s,burst=2&t2=fixed_window:limit=130,window=12s", limiter.Tiers},
+	} {
+		sopt, err := refserver.ParseBuiltin("builtin:tiers?" + tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := observable(sopt.Limiter).Algo; got != tc.want {
+			t.Errorf("%s: observable as %s, want %s", tc.spec, got, tc.want)
 		}
 	}
 }
