@@ -13,12 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
 // runProfile starts a builtin target, runs p against it with results
 // streamed to a temp file, and returns the report, collector and file.
-func runProfile(t *testing.T, spec string, p Profile, opt Options) (Report, *Collector, string) {
+func runProfile(t *testing.T, spec string, p Profile, opt Options) (results.Report, *Collector, string) {
 	t.Helper()
 	srv, err := refserver.StartBuiltin(spec)
 	if err != nil {
@@ -50,14 +51,14 @@ func rawServer(t *testing.T, handle func(net.Conn)) (addr string) {
 	return ln.Addr().String()
 }
 
-func runAgainst(t *testing.T, url string, p Profile, opt Options) (Report, *Collector, string) {
+func runAgainst(t *testing.T, url string, p Profile, opt Options) (results.Report, *Collector, string) {
 	t.Helper()
 	req, err := NewRequest("GET", url, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "results.jsonl")
-	st, err := CreateStream(path, StreamHeader{Command: "attack", Target: url, URL: url, Profile: p.Name(), Start: time.Now()})
+	st, err := results.CreateStream(path, results.StreamHeader{Command: "attack", Target: url, URL: url, Profile: p.Name(), Start: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestBurstProfile(t *testing.T) {
 	if m.Admitted != 6 || m.Rejected != 14 || m.Delayed != 5 {
 		t.Fatalf("shaping burst: %+v", m)
 	}
-	added := addedLatencies(col.Phase("burst"))
+	added := results.AddedLatencies(col.Phase("burst"))
 	for k, a := range added {
 		// The server sleeps exactly k×250 ms; on top come Go's timer
 		// slack (~1 ms), loopback RTT and scheduling stalls on a loaded
@@ -153,7 +154,7 @@ func TestSteadyAndResultsStream(t *testing.T) {
 	if s.Requests != 200 || s.Admitted != 200 {
 		t.Fatalf("summary %+v", s)
 	}
-	rec, err := ReadStreamFile(path)
+	rec, err := results.ReadStreamFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,12 +270,12 @@ func TestH1ClientFraming(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	for path, check := range map[string]func(Result) bool{
-		"/chunked": func(r Result) bool {
-			return r.Status == 429 && len(r.Body) == bodyKeep && r.Headers["x-ratelimit-remaining"] == "7" && r.Error == ""
+	for path, check := range map[string]func(results.Result) bool{
+		"/chunked": func(r results.Result) bool {
+			return r.Status == 429 && len(r.Body) == results.BodyKeep && r.Headers["x-ratelimit-remaining"] == "7" && r.Error == ""
 		},
-		"/close": func(r Result) bool { return r.Status == 200 && r.Error == "" },
-		"/cut":   func(r Result) bool { return r.Error == "server closed the connection mid-response" },
+		"/close": func(r results.Result) bool { return r.Status == 200 && r.Error == "" },
+		"/cut":   func(r results.Result) bool { return r.Error == "server closed the connection mid-response" },
 	} {
 		_, col, _ := runAgainst(t, srv.URL+path, Steady{Rate: 100, Duration: 30 * time.Millisecond}, Options{Timeout: 2 * time.Second})
 		rs := col.Results()
@@ -293,11 +294,11 @@ func TestReadStreamKeepsDataBeforeDamagedTail(t *testing.T) {
 	in := `{"type":"header","schema":1,"tool":"ratecheck","profile":"steady"}
 {"type":"result","seq":1,"status":200,"sent_ns":5}
 {"type":"result","seq":2,"sta`
-	rec, err := ReadStream(strings.NewReader(in))
+	rec, err := results.ReadStream(strings.NewReader(in))
 	if err != nil || len(rec.Results) != 1 || !rec.Truncated || rec.End != nil {
 		t.Fatalf("%+v %v", rec, err)
 	}
-	if _, err := ReadStream(strings.NewReader("hello\n")); err == nil {
+	if _, err := results.ReadStream(strings.NewReader("hello\n")); err == nil {
 		t.Fatal("accepted a non-results file")
 	}
 }

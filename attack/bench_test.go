@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // BenchmarkH1RoundTrip measures the lean client's cost per request on one
@@ -30,8 +32,8 @@ func BenchmarkH1RoundTrip(b *testing.B) {
 
 // BenchmarkMetricsAdd is the per-result aggregation cost on the hot path.
 func BenchmarkMetricsAdd(b *testing.B) {
-	m := NewMetrics()
-	r := &Result{Status: 200, Sent: time.Millisecond, Done: 3 * time.Millisecond, Scheduled: time.Millisecond}
+	m := results.NewMetrics()
+	r := &results.Result{Status: 200, Sent: time.Millisecond, Done: 3 * time.Millisecond, Scheduled: time.Millisecond}
 	b.ReportAllocs()
 	for range b.N {
 		m.Add(r)

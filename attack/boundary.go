@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/headers"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Boundary is the fixed-window straddle: find a window boundary, fire L
@@ -22,49 +23,24 @@ type Boundary struct {
 	// Shard, when set, sends this shard's share of each volley (and of each
 	// exhausting burst). It needs Limit and Window: a shard cannot learn L
 	// alone while the others spend the same quota.
-	Shard Shard
+	Shard results.Shard
 }
 
 func (Boundary) Name() string { return "boundary" }
-
-// BoundaryMetrics is boundary's JSON.
-type BoundaryMetrics struct {
-	Limit       int           `json:"limit"`
-	Window      time.Duration `json:"window_ns"`
-	LearnedFrom string        `json:"learned_from"` // flags, headers, probing
-	BoundaryAt  time.Duration `json:"boundary_at_ns"`
-	Uncertainty time.Duration `json:"boundary_uncertainty_ns"`
-	// WindowUncertainty bounds the error of a probed W (half-widths of the
-	// two refill brackets).
-	WindowUncertainty time.Duration `json:"window_uncertainty_ns,omitempty"`
-	Before            int           `json:"admitted_before"`
-	After             int           `json:"admitted_after"`
-	Admitted          int           `json:"admitted"`
-	Span              time.Duration `json:"straddle_span_ns"`
-	Ratio             float64       `json:"ratio"`
-	Leaks             bool          `json:"leaks"`
-	// Share is a shard's part of each volley (absent for a whole run); its
-	// Ratio is then what it admitted over its share.
-	Share int `json:"share,omitempty"`
-	// VolleyBefore and VolleyAfter are how many requests each volley of
-	// the straddle that counted held.
-	VolleyBefore int `json:"volley_before,omitempty"`
-	VolleyAfter  int `json:"volley_after,omitempty"`
-}
 
 const (
 	maxExhaustRounds = 20
 	maxStraddles     = 4
 )
 
-func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
+func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (results.Report, error) {
 	if err := p.Validate(e.opt); err != nil {
-		return Report{}, err
+		return results.Report{}, err
 	}
-	m := BoundaryMetrics{Limit: p.Limit, Window: p.Window, LearnedFrom: "flags"}
+	m := results.BoundaryMetrics{Limit: p.Limit, Window: p.Window, LearnedFrom: "flags"}
 	calibrated := 0 // the calibration request's admission counts toward L
-	fail := func(format string, a ...any) (Report, error) {
-		return Report{}, fmt.Errorf(format, a...)
+	fail := func(format string, a ...any) (results.Report, error) {
+		return results.Report{}, fmt.Errorf(format, a...)
 	}
 	if m.Limit == 0 || m.Window == 0 {
 		r, ok := e.Do(ctx, Shot{Phase: "calibrate"})
@@ -132,11 +108,11 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 	// The margin covers a round trip and a scheduling hiccup; a fortieth of
 	// the window keeps the straddle tight relative to W.
 	if err := straddleFits(e.opt, m.Limit); err != nil {
-		return Report{}, fmt.Errorf("learned a limit of %d from %s: %w", m.Limit, m.LearnedFrom, err)
+		return results.Report{}, fmt.Errorf("learned a limit of %d from %s: %w", m.Limit, m.LearnedFrom, err)
 	}
 	margin := max(10*time.Millisecond, 2*p.rtt(c), m.Window/40)
 	m.Uncertainty = hi - lo
-	var b, a []*Result
+	var b, a []*results.Result
 	for attempt := 0; attempt < maxStraddles; attempt++ {
 		// A probed W carries its error k times.
 		edgeLo := lo + time.Duration(k)*(m.Window-m.WindowUncertainty)
@@ -158,7 +134,7 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 			return fail("the run ended during the straddle: %w", context.Cause(ctx))
 		}
 		b, a = c.Phase(bp), c.Phase(ap)
-		if lastAnswer(b) < edgeLo && firstSent(a) > edgeHi {
+		if lastAnswer(b) < edgeLo && results.FirstSent(a) > edgeHi {
 			break
 		}
 		e.note(fmt.Sprintf("straddle attempt %d void: a volley was sent on the wrong side of the boundary (the machine stalled); retried", attempt+1))
@@ -168,9 +144,9 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 	if b == nil {
 		return fail("could not land the volleys on both sides of a boundary in %d attempts: the machine is too loaded for this window (try a longer one)", maxStraddles)
 	}
-	m.Before, m.After = tally(b).Admitted, tally(a).Admitted
+	m.Before, m.After = results.Tally(b).Admitted, results.Tally(a).Admitted
 	m.Admitted = m.Before + m.After
-	m.Span = spread(append(b, a...))
+	m.Span = results.Spread(append(b, a...))
 	m.Ratio = float64(m.Admitted) / float64(m.Limit)
 	if !p.Shard.Whole() {
 		m.Share = p.Shard.Share(m.Limit)
@@ -178,34 +154,7 @@ func (p Boundary) Run(ctx context.Context, e *Engine, c *Collector) (Report, err
 	}
 	m.Leaks = m.Ratio >= 1.5
 	m.VolleyBefore, m.VolleyAfter = len(b), len(a)
-	return m.report(len(b), len(a), c.Metrics.Summary()), nil
-}
-
-// report is boundary's table and verdict for its metrics, with volleys of
-// nb and na requests (shared by a merged sharded run).
-func (m BoundaryMetrics) report(nb, na int, s Summary) Report {
-	judgement := "holds"
-	switch {
-	case m.Leaks:
-		judgement = "the boundary leaks"
-	case m.Ratio > 1.2:
-		judgement = "a partial leak"
-	}
-	limit := m.Limit
-	if m.Share > 0 {
-		limit = m.Share
-	}
-	verdict := fmt.Sprintf("admitted %d in %.2f s against %d per %s: %.2f× — %s",
-		m.Admitted, m.Span.Seconds(), limit, m.Window, m.Ratio, judgement)
-	rows := [][]string{
-		{"limit L / window W", fmt.Sprintf("%d / %s (from %s)", m.Limit, m.Window, m.LearnedFrom)},
-		{"boundary located", fmt.Sprintf("at +%.3f s, ± %s", m.BoundaryAt.Seconds(), ms(m.Uncertainty))},
-		{"admitted just before", fmt.Sprintf("%d of %d", m.Before, nb)},
-		{"admitted just after", fmt.Sprintf("%d of %d", m.After, na)},
-		{"straddle span", ms(m.Span)},
-		{"admitted ÷ L", fmt.Sprintf("%.2f×", m.Ratio)},
-	}
-	return Report{Profile: "boundary", Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Boundary: &m}, Summary: s}
+	return m.Report(len(b), len(a), c.Metrics.Summary()), nil
 }
 
 func (p Boundary) gapFor(w time.Duration) time.Duration {
@@ -226,12 +175,12 @@ func (p Boundary) rtt(c *Collector) time.Duration {
 		lat = append(lat, r.Latency())
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	return quantile(lat, 0.5)
+	return results.Quantile(lat, 0.5)
 }
 
 // lastAnswer is when the last response of rs arrived (its first byte, or
 // its end for one that failed without any).
-func lastAnswer(rs []*Result) time.Duration {
+func lastAnswer(rs []*results.Result) time.Duration {
 	var t time.Duration
 	for _, r := range rs {
 		if r.FirstByte > 0 {
@@ -239,17 +188,6 @@ func lastAnswer(rs []*Result) time.Duration {
 		} else {
 			t = max(t, r.Done)
 		}
-	}
-	return t
-}
-
-func firstSent(rs []*Result) time.Duration {
-	if len(rs) == 0 {
-		return 0
-	}
-	t := rs[0].Sent
-	for _, r := range rs {
-		t = min(t, r.Sent)
 	}
 	return t
 }
@@ -271,7 +209,7 @@ func (p Boundary) exhaust(ctx context.Context, e *Engine, c *Collector, limit in
 		}
 		e.Burst(ctx, e.Now(), shots)
 		e.Wait()
-		t := tally(c.Phase(name))
+		t := results.Tally(c.Phase(name))
 		admitted += t.Admitted
 		if t.Rejected > 0 {
 			return admitted, true

@@ -7,8 +7,9 @@
 // bounds, and it returns the profile's Report with the run's notes, its
 // elapsed time, whether a budget or an interruption cut it short, and
 // whether the target could be tested at all. With RunOptions.Out it also
-// streams every result to a JSON Lines file as it arrives (ReadStream
-// reads one back, with the same typed metrics).
+// streams every result to a JSON Lines file as it arrives (package results
+// holds that record: results.ReadStream reads one back, with the same
+// typed metrics).
 //
 // The engine is an open model: send times are fixed before the run and never
 // wait for responses, so a slow server cannot hide its slowness by slowing
@@ -29,8 +30,7 @@
 // template), h1.go, tls.go and h2.go (the clients), rawtcp_linux.go (TCP
 // reads and writes that keep the runtime's P), pool.go (connections),
 // pacer.go (paced sends), pacingpriority.go (the dispatcher's real-time
-// priority), release.go (bursts), cpu.go (the run's CPU), result.go,
-// stream.go and streamline.go (the results record and its JSON Lines file),
-// metrics.go (HDR aggregation), engine.go (the engine, budgets) and one file
+// priority), release.go (bursts), cpu.go (the run's CPU), shard.go (a
+// shard's part of the plan), engine.go (the engine, budgets) and one file
 // per profile.
 package attack

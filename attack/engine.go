@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Options bound and shape a run. Every run is bounded by default.
@@ -89,7 +91,7 @@ type Shot struct {
 type Engine struct {
 	req   *Request
 	opt   Options
-	sinks []func(*Result)
+	sinks []func(*results.Result)
 
 	start  time.Time
 	ctx    context.Context
@@ -130,7 +132,7 @@ type Engine struct {
 
 // New prepares an engine. Sinks are called once per result, from many
 // goroutines at once: each must be safe for concurrent use.
-func New(req *Request, opt Options, sinks ...func(*Result)) *Engine {
+func New(req *Request, opt Options, sinks ...func(*results.Result)) *Engine {
 	opt.fill()
 	e := &Engine{req: req, opt: opt, sinks: sinks, wires: map[string][]byte{}, inflight: make(chan struct{}, opt.MaxConns)}
 	e.addr, e.baseConn = leanClient(req.URL, opt)
@@ -152,9 +154,9 @@ type StopReason string
 
 // The ways a run is cut short.
 const (
-	StopInterrupted   StopReason = "interrupted"    // the caller's context ended (Ctrl-C)
-	StopTimeBudget    StopReason = "time budget"    // Options.MaxDuration
-	StopRequestBudget StopReason = "request budget" // Options.MaxRequests
+	StopInterrupted   StopReason = results.Interrupted // the caller's context ended (Ctrl-C)
+	StopTimeBudget    StopReason = "time budget"       // Options.MaxDuration
+	StopRequestBudget StopReason = "request budget"    // Options.MaxRequests
 )
 
 // errTimeBudget is the run context's cause when MaxDuration ends it, so a
@@ -322,7 +324,9 @@ func (e *Engine) wire(key string) []byte {
 	return w
 }
 
-func (e *Engine) newResult(s Shot) *Result {
+// newResult makes the result of shot s, and returns s as it is sent: with
+// the key and the source the run gives a shot that names none.
+func (e *Engine) newResult(s Shot) (*results.Result, Shot) {
 	seq := int(e.seq.Add(1))
 	if s.Key == "" && e.opt.Keys > 0 && e.req.KeyHeader != "" {
 		s.Key = "key-" + strconv.Itoa(seq%e.opt.Keys)
@@ -330,43 +334,43 @@ func (e *Engine) newResult(s Shot) *Result {
 	if !s.Source.IsValid() {
 		s.Source = e.opt.clientSource(s.Client)
 	}
-	return &Result{Seq: seq, Phase: s.Phase, Client: s.Client, Key: s.Key, Scheduled: s.At, src: s.Source, extra: s.Extra, fresh: s.Fresh}
+	return &results.Result{Seq: seq, Phase: s.Phase, Client: s.Client, Key: s.Key, Scheduled: s.At}, s
 }
 
-func (e *Engine) emit(r *Result) {
+func (e *Engine) emit(r *results.Result) {
 	for _, sink := range e.sinks {
 		sink(r)
 	}
 }
 
-// send performs one request synchronously.
-func (e *Engine) send(ctx context.Context, r *Result) {
+// send performs shot s's request synchronously, recording it in r.
+func (e *Engine) send(ctx context.Context, r *results.Result, s Shot) {
 	if e.h2 != nil {
-		e.h2For(r).roundTrip(ctx, e, r) // h2.go
+		e.h2For(s.Source).roundTrip(ctx, e, r, s.Extra) // h2.go
 		return
 	}
 	wire := e.wire(r.Key)
-	if len(r.extra) > 0 {
-		wire = e.req.wire(r.Key, r.extra...)
+	if len(s.Extra) > 0 {
+		wire = e.req.wire(r.Key, s.Extra...)
 	}
-	if r.fresh {
-		e.freshRoundTrip(ctx, wire, r) // source.go
+	if s.Fresh {
+		e.freshRoundTrip(ctx, wire, r, s.Source) // source.go
 		return
 	}
-	e.poolFor(r).roundTrip(ctx, wire, e.start, r) // pool.go
+	e.poolFor(s.Source).roundTrip(ctx, wire, e.start, r) // pool.go
 }
 
 // Do sends one shot now and waits for its result: for closed-loop clients
 // (storm, backoff) and calibration. ok is false when a budget ended the run.
-func (e *Engine) Do(ctx context.Context, s Shot) (r *Result, ok bool) {
+func (e *Engine) Do(ctx context.Context, s Shot) (r *results.Result, ok bool) {
 	if ctx.Err() != nil || !e.take() {
 		return nil, false
 	}
 	s.At = e.Now()
-	r = e.newResult(s)
+	r, s = e.newResult(s)
 	e.wg.Add(1)
 	defer e.wg.Done()
-	e.send(ctx, r)
+	e.send(ctx, r, s)
 	e.emit(r)
 	return r, true
 }

@@ -13,6 +13,8 @@ import (
 	"net/netip"
 	"strconv"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // h1conn is one keep-alive HTTP/1.1 connection driven by one worker. It
@@ -123,7 +125,7 @@ func (h *h1conn) ready(ctx context.Context) error {
 
 // roundTrip sends wire and reads the response into r. start is the run's
 // zero.
-func (h *h1conn) roundTrip(ctx context.Context, wire []byte, start time.Time, r *Result) {
+func (h *h1conn) roundTrip(ctx context.Context, wire []byte, start time.Time, r *results.Result) {
 	stamp(r, h.local, 0)
 	for attempt := 0; ; attempt++ {
 		if err := h.ready(ctx); err != nil {
@@ -200,7 +202,7 @@ func (h *h1conn) prewrite(ctx context.Context, wire []byte) (sock net.Conn, tail
 
 // exchange writes and reads one request/response. gotByte reports whether
 // any response byte arrived (after which a retry would be wrong).
-func (h *h1conn) exchange(wire []byte, start time.Time, r *Result) (gotByte bool, err error) {
+func (h *h1conn) exchange(wire []byte, start time.Time, r *results.Result) (gotByte bool, err error) {
 	if _, err := h.c.Write(wire); err != nil {
 		return false, err
 	}
@@ -212,7 +214,7 @@ func (h *h1conn) exchange(wire []byte, start time.Time, r *Result) (gotByte bool
 
 // await reads the response to a request whose last bytes another goroutine
 // writes (a burst's release). It does not close the connection on error.
-func (h *h1conn) await(start time.Time, r *Result) error {
+func (h *h1conn) await(start time.Time, r *results.Result) error {
 	if _, err := h.br.Peek(1); err != nil {
 		return err
 	}
@@ -221,7 +223,7 @@ func (h *h1conn) await(start time.Time, r *Result) error {
 
 // readAfterFirstByte stamps the first byte, which has arrived, and reads the
 // rest of the response.
-func (h *h1conn) readAfterFirstByte(start time.Time, r *Result) error {
+func (h *h1conn) readAfterFirstByte(start time.Time, r *results.Result) error {
 	r.FirstByte = time.Since(start)
 	h.used = true
 	keepAlive, err := h.readResponse(r)
@@ -244,7 +246,7 @@ func expire(c net.Conn) { _ = c.SetDeadline(time.Unix(1, 0)) }
 var errMidResponse = errors.New("connection closed mid-response")
 
 // readResponse parses status line, headers and body framing.
-func (h *h1conn) readResponse(r *Result) (keepAlive bool, err error) {
+func (h *h1conn) readResponse(r *results.Result) (keepAlive bool, err error) {
 	for {
 		line, err := h.br.ReadSlice('\n')
 		if err != nil {
@@ -294,7 +296,7 @@ func (h *h1conn) readResponse(r *Result) (keepAlive bool, err error) {
 			if code >= 100 && code < 200 {
 				continue
 			}
-			if keepHeader(string(name)) {
+			if results.KeepHeader(string(name)) {
 				if r.Headers == nil {
 					r.Headers = make(map[string]string, 4)
 				}
@@ -322,7 +324,7 @@ func (h *h1conn) readResponse(r *Result) (keepAlive bool, err error) {
 			body, keepAlive = h.br, false
 		}
 		if code < 200 || code >= 300 {
-			var buf [bodyKeep]byte
+			var buf [results.BodyKeep]byte
 			n, _ := io.ReadFull(body, buf[:])
 			r.Body = string(buf[:n])
 		}
@@ -368,7 +370,7 @@ func lowerASCII(b []byte) []byte {
 // run was interrupted.
 func canceledError(ctx context.Context, addr string) string {
 	if context.Cause(ctx) == errTimeBudget {
-		return NoAnswerInBudget(addr)
+		return results.NoAnswerInBudget(addr)
 	}
 	return "canceled"
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ratecheck/ratecheck/results"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -112,7 +113,7 @@ type h2conn struct {
 
 // h2stream is one request in flight.
 type h2stream struct {
-	r     *Result
+	r     *results.Result
 	start time.Time
 	done  func() // called once, when r is final
 	body  []byte
@@ -325,7 +326,7 @@ func appendHpackInt(b []byte, prefix uint, v uint64) []byte {
 // open registers a stream for r on h (which has one reserved) and returns
 // its id; the request's frames are built for that id by the caller. start
 // is the run's zero.
-func (h *h2conn) open(r *Result, start time.Time, done func()) uint32 {
+func (h *h2conn) open(r *results.Result, start time.Time, done func()) uint32 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	id := h.nextID
@@ -442,7 +443,7 @@ func (h *h2conn) headers(f *http2.MetaHeadersFrame) {
 	}
 	r.Status = status
 	for _, hf := range f.RegularFields() {
-		if keepHeader(hf.Name) {
+		if results.KeepHeader(hf.Name) {
 			if r.Headers == nil {
 				r.Headers = make(map[string]string, 4)
 			}
@@ -475,8 +476,8 @@ func (h *h2conn) data(f *http2.DataFrame) {
 	if st == nil {
 		return
 	}
-	if !st.r.Admitted() && len(st.body) < bodyKeep {
-		st.body = append(st.body, f.Data()[:min(len(f.Data()), bodyKeep-len(st.body))]...)
+	if !st.r.Admitted() && len(st.body) < results.BodyKeep {
+		st.body = append(st.body, f.Data()[:min(len(f.Data()), results.BodyKeep-len(st.body))]...)
 	}
 	if f.StreamEnded() {
 		h.finish(f.StreamID, nil)
@@ -569,8 +570,9 @@ func (c *h2client) close() {
 	}
 }
 
-// send starts r on a connection now and calls done when it is final.
-func (c *h2client) send(ctx context.Context, e *Engine, r *Result, done func()) {
+// send starts r (with the shot's extra header lines) on a connection now
+// and calls done when it is final.
+func (c *h2client) send(ctx context.Context, e *Engine, r *results.Result, extra []string, done func()) {
 	c.watchRun(ctx)
 	h, err := c.conn(ctx)
 	if err != nil {
@@ -581,7 +583,7 @@ func (c *h2client) send(ctx context.Context, e *Engine, r *Result, done func()) 
 	}
 	stamp(r, h.local, h.serial)
 	id := h.open(r, e.start, done)
-	b := c.frames(id, r.Key, r.extra...)
+	b := c.frames(id, r.Key, extra...)
 	r.Sent = e.Now()
 	_ = h.write(b)
 }
@@ -602,9 +604,9 @@ func (c *h2client) warm(ctx context.Context) {
 	}
 }
 
-// roundTrip sends r and waits for it.
-func (c *h2client) roundTrip(ctx context.Context, e *Engine, r *Result) {
+// roundTrip sends r (with extra header lines) and waits for it.
+func (c *h2client) roundTrip(ctx context.Context, e *Engine, r *results.Result, extra []string) {
 	done := make(chan struct{})
-	c.send(ctx, e, r, func() { close(done) })
+	c.send(ctx, e, r, extra, func() { close(done) })
 	<-done // ctx's end settles it too (watchRun)
 }

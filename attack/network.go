@@ -3,6 +3,8 @@ package attack
 import (
 	"context"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Network is the seam between an experiment (the probe's plan) and the
@@ -33,7 +35,7 @@ type Network interface {
 	Stopwatch() func() time.Duration
 	// Do sends one shot now and waits for its result (ok false when the
 	// budget or the run ended before it was sent).
-	Do(ctx context.Context, s Shot) (*Result, bool)
+	Do(ctx context.Context, s Shot) (*results.Result, bool)
 	// Schedule sends n shots, each at its At, and returns once the last
 	// is sent; Burst releases shots at one instant.
 	Schedule(ctx context.Context, n int, plan func(i int) Shot)
@@ -54,10 +56,10 @@ type Network interface {
 
 // NetworkFunc builds a run's network from the request, the options (budget
 // included) and the sinks that receive every result as it arrives.
-type NetworkFunc func(req *Request, opt Options, sinks ...func(*Result)) Network
+type NetworkFunc func(req *Request, opt Options, sinks ...func(*results.Result)) Network
 
 // Live is the network of real sockets and real time: an Engine.
-func Live(req *Request, opt Options, sinks ...func(*Result)) Network {
+func Live(req *Request, opt Options, sinks ...func(*results.Result)) Network {
 	return New(req, opt, sinks...)
 }
 

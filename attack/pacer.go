@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Pacing: sending shots at their planned instants.
@@ -35,9 +37,9 @@ type lane struct {
 	c     *h1conn
 	conn  net.Conn // c's connection when the lane was made; a lane never changes it
 	state atomic.Int32
-	r     *Result    // the request in flight, set before the write
-	wire  []byte     // its bytes, for a retry on a fresh connection
-	wrote chan error // the dispatcher's write result, one per request
+	r     *results.Result // the request in flight, set before the write
+	wire  []byte          // its bytes, for a retry on a fresh connection
+	wrote chan error      // the dispatcher's write result, one per request
 }
 
 // pacer is one Schedule's set of lanes.
@@ -76,7 +78,7 @@ func (e *Engine) dispatch(ctx context.Context, n int, plan func(i int) Shot) {
 		case <-ctx.Done():
 			return
 		}
-		r := e.newResult(s)
+		r, _ := e.newResult(s) // a paced HTTP/1.1 shot sends the run's own request
 		e.wg.Add(1)
 		if l := p.claim(); l != nil {
 			p.send(l, r)
@@ -152,7 +154,7 @@ func (p *pacer) newLaneLocked(c *h1conn, state int32) *lane {
 }
 
 // send writes r's request on l, now.
-func (p *pacer) send(l *lane, r *Result) {
+func (p *pacer) send(l *lane, r *results.Result) {
 	l.r, l.wire = r, p.e.wire(r.Key)
 	stamp(r, l.c.local, l.c.serial)
 	_ = l.conn.SetDeadline(time.Now().Add(l.c.timeout))
@@ -313,9 +315,9 @@ func (e *Engine) dispatchH2(ctx context.Context, n int, plan func(i int) Shot) {
 		case <-ctx.Done():
 			return
 		}
-		r := e.newResult(s)
+		r, s := e.newResult(s)
 		e.wg.Add(1)
-		e.h2.send(ctx, e, r, func() {
+		e.h2.send(ctx, e, r, s.Extra, func() {
 			<-e.inflight
 			e.emit(r)
 			e.wg.Done()

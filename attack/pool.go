@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // connPool keeps idle keep-alive connections and hands them out.
@@ -209,7 +211,7 @@ func (p *connPool) put(c *h1conn) {
 }
 
 // roundTrip sends one request on a pooled connection and returns it.
-func (p *connPool) roundTrip(ctx context.Context, wire []byte, start time.Time, r *Result) {
+func (p *connPool) roundTrip(ctx context.Context, wire []byte, start time.Time, r *results.Result) {
 	c, failure := p.acquire(ctx)
 	if c == nil {
 		r.Sent = time.Since(start)

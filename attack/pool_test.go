@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // slowHandshakeServer answers HTTP/1.1 over TLS, but every handshake starts
@@ -124,10 +126,10 @@ func TestSteadyWarmConns(t *testing.T) {
 	}{
 		{Steady{Rate: 10}, 2},
 		{Steady{Rate: 5000}, 6},
-		{Steady{Rate: 5000, Shard: Shard{K: 1, N: 5}}, 2},
+		{Steady{Rate: 5000, Shard: results.Shard{K: 1, N: 5}}, 2},
 		{Steady{Rate: 1e6}, maxWarmConns},
 		{Steady{Conns: 50}, 50},
-		{Steady{Conns: 50, Shard: Shard{K: 1, N: 2}}, 25},
+		{Steady{Conns: 50, Shard: results.Shard{K: 1, N: 2}}, 25},
 	} {
 		if got := c.p.WarmConns(Options{}); got != c.want {
 			t.Errorf("%+v: %d warm connections, want %d", c.p, got, c.want)

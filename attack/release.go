@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Releasing a burst at one instant.
@@ -32,9 +34,9 @@ import (
 type armed struct {
 	conn net.Conn // the TCP socket, as its owner had it when armed (below TLS for https)
 	tail []byte   // the final byte, or under TLS the record that carries it
-	r    *Result
-	rs   []*Result // HTTP/2: the streams whose frames tail carries (r is nil)
-	err  error     // why the tail was not written (set by the releasing thread)
+	r    *results.Result
+	rs   []*results.Result // HTTP/2: the streams whose frames tail carries (r is nil)
+	err  error             // why the tail was not written (set by the releasing thread)
 }
 
 // Burst releases shots together at instant at (an offset from the run's
@@ -59,7 +61,8 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 	prepared.Add(len(shots))
 	for i, s := range shots {
 		s.At = at
-		a := &armed{r: e.newResult(s)}
+		r, _ := e.newResult(s) // a burst sends the run's own request
+		a := &armed{r: r}
 		slots[i] = a
 		e.wg.Add(1)
 		go func() {
@@ -232,16 +235,16 @@ func (e *Engine) burstH2(ctx context.Context, at time.Duration, shots []Shot) {
 	type group struct {
 		h      *h2conn
 		frames []byte
-		rs     []*Result
+		rs     []*results.Result
 	}
 	var groups []*group
 	byConn := map[*h2conn]*group{}
-	var failed []*Result
+	var failed []*results.Result
 	released := make(chan struct{})
 	e.h2.watchRun(ctx)
 	for _, s := range shots {
 		s.At = at
-		r := e.newResult(s)
+		r, _ := e.newResult(s)
 		e.wg.Add(1)
 		h, err := e.h2.conn(ctx)
 		if err != nil {

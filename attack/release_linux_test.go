@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratecheck/ratecheck/results"
 	"golang.org/x/sys/unix"
 )
 
@@ -159,7 +160,7 @@ func TestPacingRealtimeWhileAhead(t *testing.T) {
 	runtime.UnlockOSThread()
 	srv := startBuiltin(t, "builtin:none")
 	req := mustRequest(t, srv.URL)
-	e := New(req, Options{}, func(*Result) {})
+	e := New(req, Options{}, func(*results.Result) {})
 	ctx := e.Begin(t.Context())
 	const spaced, flat = 10, 200
 	policy := make([]int, spaced+flat)

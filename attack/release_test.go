@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Ctrl-C while a burst waits for its instant: every request ends as
@@ -108,7 +110,7 @@ func BenchmarkBurstRelease100(b *testing.B) {
 		}
 		e.Burst(ctx, e.Now()+20*time.Millisecond, shots)
 		e.Wait()
-		total += spread(col.Phase(strconv.Itoa(i)))
+		total += results.Spread(col.Phase(strconv.Itoa(i)))
 	}
 	e.Finish()
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-spread/op")

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // seenServer records the Host, query and User-Agent of every request it
@@ -89,7 +91,7 @@ func TestQueryEscapedOnTheRequestLine(t *testing.T) {
 }
 
 // runRequest runs p with req (runAgainst builds a plain GET).
-func runRequest(t *testing.T, req *Request, p Profile, opt Options) Report {
+func runRequest(t *testing.T, req *Request, p Profile, opt Options) results.Report {
 	t.Helper()
 	col := NewCollector(true)
 	e := New(req, opt, col.Add)

@@ -2,7 +2,6 @@ package attack
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/headers"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Clients is a population of closed-loop clients that each want Goal
@@ -29,7 +29,7 @@ type Clients struct {
 	KeyPerClient bool
 	// Shard, when set, runs this shard's share of the N clients (clients
 	// K, K+N, …, numbered as in the whole run).
-	Shard Shard
+	Shard results.Shard
 }
 
 func (p Clients) Name() string {
@@ -39,30 +39,9 @@ func (p Clients) Name() string {
 	return "storm"
 }
 
-// ClientsMetrics is storm's and backoff's JSON: the same fields, so the two
-// runs can be put side by side.
-type ClientsMetrics struct {
-	Clients       int           `json:"clients"`
-	Goal          int           `json:"goal"`
-	Attempts      int           `json:"attempts"`
-	Successes     int           `json:"successes"`
-	Amplification float64       `json:"amplification"` // attempts ÷ successes
-	Finished      int           `json:"finished"`      // clients that reached their goal
-	FinishP50     time.Duration `json:"finish_p50_ns"`
-	FinishP99     time.Duration `json:"finish_p99_ns"`
-	Bin           time.Duration `json:"bin_ns"`
-	AttemptRate   []float64     `json:"attempt_rate_per_s"` // per bin from the first send; the last over its actual width
-	PeakRate      float64       `json:"peak_attempt_rate_per_s"`
-	// MeanRate is every attempt over Elapsed, the time the clients really
-	// ran (to the last one's finish, or to the cut when CutShort).
-	MeanRate float64       `json:"mean_attempt_rate_per_s"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
-	CutShort bool          `json:"cut_short,omitempty"`
-}
-
-func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, error) {
+func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (results.Report, error) {
 	if err := p.Validate(e.opt); err != nil {
-		return Report{}, err
+		return results.Report{}, err
 	}
 	if p.Bin <= 0 {
 		p.Bin = 100 * time.Millisecond
@@ -81,7 +60,7 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			finish[j] = p.client(ctx, e, p.Shard.nth(j)+1) - start
+			finish[j] = p.client(ctx, e, nth(p.Shard, j)+1) - start
 		}()
 	}
 	wg.Wait()
@@ -90,7 +69,7 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 	e.Wait()
 
 	rs := c.Results()
-	m := ClientsMetrics{Clients: n, Goal: p.Goal, Attempts: len(rs), Bin: p.Bin, Elapsed: end - start, CutShort: cut}
+	m := results.ClientsMetrics{Clients: n, Goal: p.Goal, Attempts: len(rs), Bin: p.Bin, Elapsed: end - start, CutShort: cut}
 	if m.Elapsed > 0 {
 		m.MeanRate = float64(m.Attempts) / m.Elapsed.Seconds()
 	}
@@ -102,7 +81,7 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 	}
 	m.Finished = len(done)
 	sort.Slice(done, func(i, j int) bool { return done[i] < done[j] })
-	m.FinishP50, m.FinishP99 = quantile(done, 0.5), quantile(done, 0.99)
+	m.FinishP50, m.FinishP99 = results.Quantile(done, 0.5), results.Quantile(done, 0.99)
 	for _, r := range rs {
 		if r.Admitted() {
 			m.Successes++
@@ -113,41 +92,8 @@ func (p Clients) Run(ctx context.Context, e *Engine, c *Collector) (Report, erro
 	}
 	var partial bool
 	m.AttemptRate, partial = binRates(rs, p.Bin, end)
-	m.PeakRate = peakRate(m.AttemptRate, partial)
-	return m.report(p.Name(), c.Metrics.Summary()), nil
-}
-
-// peakRate is the highest bin's rate; a last, partial bin may hold too few
-// attempts for a peak.
-func peakRate(rates []float64, partial bool) float64 {
-	peak := 0.0
-	for i, v := range rates {
-		if !partial || i < len(rates)-1 || len(rates) == 1 {
-			peak = max(peak, v)
-		}
-	}
-	return peak
-}
-
-// report is storm's or backoff's table and verdict for its metrics (shared
-// by a merged sharded run).
-func (m ClientsMetrics) report(name string, s Summary) Report {
-	verdict := fmt.Sprintf("%d %s clients wanting %d each: %d attempts for %d successes — amplification %.1f×; %d/%d finished",
-		m.Clients, name, m.Goal, m.Attempts, m.Successes, m.Amplification, m.Finished, m.Clients)
-	if m.CutShort {
-		verdict += fmt.Sprintf(" before the run was cut short at %.2f s", m.Elapsed.Seconds())
-	}
-	rows := [][]string{
-		{"clients × goal", fmt.Sprintf("%d × %d", m.Clients, m.Goal)},
-		{"attempts", fmt.Sprint(m.Attempts)},
-		{"successes", fmt.Sprint(m.Successes)},
-		{"amplification (attempts ÷ successes)", fmt.Sprintf("%.2f×", m.Amplification)},
-		{"clients finished", fmt.Sprintf("%d of %d", m.Finished, m.Clients)},
-		{"time to finish p50 / p99", fmt.Sprintf("%.2f s / %.2f s", m.FinishP50.Seconds(), m.FinishP99.Seconds())},
-		{"attempt rate mean / peak", fmt.Sprintf("%.0f/s over %.2f s / %.0f/s", m.MeanRate, m.Elapsed.Seconds(), m.PeakRate)},
-		{"attempt rate over time", sparkline(m.AttemptRate)},
-	}
-	return Report{Profile: name, Verdict: verdict, Rows: rows, Metrics: ProfileMetrics{Clients: &m}, Summary: s}
+	m.PeakRate = results.PeakRate(m.AttemptRate, partial)
+	return m.Report(p.Name(), c.Metrics.Summary()), nil
 }
 
 // client runs one simulated client and returns when it reached its goal
@@ -203,7 +149,7 @@ func fullJitter(rng *rand.Rand, base, cap time.Duration, n int) time.Duration {
 // as leniently as a real client library would (headers' forgiving reader:
 // fractional seconds, an RFC 1123 date in UTC); judging the header's form
 // is the grader's job.
-func retryAfterDelay(r *Result) (time.Duration, bool) {
+func retryAfterDelay(r *results.Result) (time.Duration, bool) {
 	v, ok := r.Headers["retry-after"]
 	if !ok || strings.TrimSpace(v) == "" {
 		return 0, false
@@ -222,7 +168,7 @@ func retryAfterDelay(r *Result) (time.Duration, bool) {
 // The last bin ends at end (when the clients stopped), so its rate is over
 // the part of it that was really spent; partial says it was narrower than
 // bin.
-func binRates(rs []*Result, bin, end time.Duration) (rates []float64, partial bool) {
+func binRates(rs []*results.Result, bin, end time.Duration) (rates []float64, partial bool) {
 	if len(rs) == 0 {
 		return nil, false
 	}
@@ -243,27 +189,4 @@ func binRates(rs []*Result, bin, end time.Duration) (rates []float64, partial bo
 		out[i] /= width.Seconds()
 	}
 	return out, partial
-}
-
-// sparkline draws a series in eight levels for the terminal table.
-func sparkline(v []float64) string {
-	const levels = "▁▂▃▄▅▆▇█"
-	peak := 0.0
-	for _, x := range v {
-		peak = max(peak, x)
-	}
-	if peak == 0 {
-		return ""
-	}
-	runes := []rune(levels)
-	var b strings.Builder
-	step := max(1, len(v)/60) // at most ~60 columns
-	for i := 0; i < len(v); i += step {
-		x := 0.0
-		for j := i; j < min(i+step, len(v)); j++ {
-			x = max(x, v[j])
-		}
-		b.WriteRune(runes[min(len(runes)-1, int(x/peak*float64(len(runes)-1)+0.5))])
-	}
-	return b.String()
 }

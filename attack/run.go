@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // RunOptions say what a run sends, how far it may go and where its results
@@ -22,10 +22,10 @@ type RunOptions struct {
 	Out string
 	// Header describes the run in the stream's header (Command, Target,
 	// Options); Run fills in URL, Profile and Start.
-	Header StreamHeader
+	Header results.StreamHeader
 	// Sinks also receive every result as it arrives (a progress line).
 	// Each must be safe for concurrent use.
-	Sinks []func(*Result)
+	Sinks []func(*results.Result)
 	// KeepResults keeps every result in RunResult.Results. Steady, whose
 	// runs can be huge, otherwise keeps only its aggregates.
 	KeepResults bool
@@ -33,7 +33,7 @@ type RunOptions struct {
 	// Shard runs only part K of N of the profile's plan (see Shard); the
 	// zero value runs all of it. The stream's header records it, with
 	// Header.RunID and Header.Host saying which run and which machine.
-	Shard Shard
+	Shard results.Shard
 	// StartAt, when set, is the wall-clock instant the run starts at: Run
 	// waits for it precisely and makes it offset 0, so the shards of a run
 	// share their offsets (up to the hosts' clock offset). It must be in
@@ -45,10 +45,10 @@ type RunOptions struct {
 type RunResult struct {
 	// Report is the profile's conclusion, with the run's notes. When the
 	// target could not be tested its Verdict says "not tested: " and why.
-	Report Report
+	Report results.Report
 	// Summary aggregates every result of the run (the same as
 	// Report.Summary when the profile concluded).
-	Summary Summary
+	Summary results.Summary
 	Start   time.Time     // wall clock of offset 0
 	Elapsed time.Duration // from Start to the end of the run
 	// Stopped says why the run was cut short ("" when it ran to plan): the
@@ -63,7 +63,7 @@ type RunResult struct {
 	// table and verdict. Otherwise Report holds only the summary and notes.
 	Concluded bool
 	// Results are the kept results in send order (see KeepResults).
-	Results []*Result
+	Results []*results.Result
 	// CPU is this process's CPU use over the run, per request too: the
 	// tool's own cost (zero where the platform does not report it).
 	CPU CPUUsage
@@ -118,10 +118,10 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 			opts.StartAt.UTC().Format(time.RFC3339Nano), time.Since(opts.StartAt).Round(time.Millisecond))
 	}
 	col := NewCollector(opts.KeepResults || !aggregatesOnly(p))
-	sinks := []func(*Result){col.Add}
-	var stream *Stream
+	sinks := []func(*results.Result){col.Add}
+	var stream *results.Stream
 	if opts.Out != "" {
-		if stream, err = openStream(opts.Out); err != nil {
+		if stream, err = results.OpenStream(opts.Out); err != nil {
 			return nil, &ConfigError{Field: "RunOptions.Out", Msg: err.Error()}
 		}
 		sinks = append(sinks, stream.Add)
@@ -140,8 +140,8 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 			s := opts.Shard
 			h.Shard = &s
 		}
-		if err := stream.begin(h); err != nil {
-			stream.discard()
+		if err := stream.Begin(h); err != nil {
+			stream.Discard()
 			return nil, &ConfigError{Field: "RunOptions.Out", Msg: err.Error()}
 		}
 	}
@@ -162,7 +162,7 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 	}
 	if runErr == nil {
 		res.Concluded = true
-		res.Untested = untested(res.Summary, res.Stopped)
+		res.Untested = res.Summary.Untested(string(res.Stopped))
 		if res.Untested != "" {
 			rep.Verdict = "not tested: " + res.Untested
 		}
@@ -172,10 +172,10 @@ func Run(ctx context.Context, p Profile, opts RunOptions) (*RunResult, error) {
 			stream.Conclude(rep)
 		}
 	} else {
-		res.Report = Report{Profile: p.Name(), Summary: res.Summary, Notes: notes}
+		res.Report = results.Report{Profile: p.Name(), Summary: res.Summary, Notes: notes}
 		// A profile that could not finish because nothing answered says
 		// so in its own words; the cause of every failure is the clearer.
-		if why := untested(res.Summary, res.Stopped); why != "" {
+		if why := res.Summary.Untested(string(res.Stopped)); why != "" {
 			runErr = errors.New(why)
 		}
 		res.Untested = runErr.Error()
@@ -223,47 +223,4 @@ func aggregatesOnly(p Profile) bool {
 		return true
 	}
 	return false
-}
-
-// untested says why a run with this summary tested nothing: no request
-// was answered with an admission or a rejection, so nothing a limiter did
-// was observed. "" when something was.
-func untested(s Summary, stopped StopReason) string {
-	if s.Admitted+s.Rejected > 0 {
-		return ""
-	}
-	switch {
-	case s.Requests == 0 && stopped != "":
-		return fmt.Sprintf("no request was sent before the run was cut short (%s)", stopped)
-	case s.Requests == 0:
-		return "no request was sent"
-	case s.Errors == s.Requests:
-		if stopped == StopInterrupted {
-			// Interrupting abandons the requests in flight, so their
-			// errors may be the interruption's own.
-			return "the run was interrupted before any request was answered (the commonest error: " + commonest(s.ErrorKinds) + ")"
-		}
-		return "every request failed: " + commonest(s.ErrorKinds)
-	}
-	var parts []string
-	for code, n := range s.Statuses {
-		parts = append(parts, fmt.Sprintf("%d (%d)", code, n))
-	}
-	sort.Strings(parts)
-	return fmt.Sprintf("no answer was an admission (2xx) or a rejection (429, 503, 403): statuses %s; is the URL right?", strings.Join(parts, ", "))
-}
-
-// commonest names the most frequent error, and how many others there were.
-func commonest(kinds map[string]int) string {
-	best, total := "", 0
-	for k, n := range kinds {
-		total += n
-		if n > kinds[best] || (n == kinds[best] && k < best) {
-			best = k
-		}
-	}
-	if len(kinds) > 1 {
-		return fmt.Sprintf("%s (%d of %d; %d other kinds of error)", best, kinds[best], total, len(kinds)-1)
-	}
-	return best
 }

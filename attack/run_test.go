@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
@@ -150,10 +151,10 @@ func TestBurstTailRateOverTimeSpent(t *testing.T) {
 
 // The attempt rate's last bin is over the part of it the clients ran.
 func TestBinRatesLastBinOverItsWidth(t *testing.T) {
-	at := func(ms ...int) []*Result {
-		var rs []*Result
+	at := func(ms ...int) []*results.Result {
+		var rs []*results.Result
 		for _, v := range ms {
-			rs = append(rs, &Result{Sent: time.Duration(v) * time.Millisecond})
+			rs = append(rs, &results.Result{Sent: time.Duration(v) * time.Millisecond})
 		}
 		return rs
 	}
@@ -316,21 +317,21 @@ func TestEngineLeavesParentContextAlone(t *testing.T) {
 // Close returns the first one's error.
 func TestStreamAddAfterClose(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
-	st, err := CreateStream(path, StreamHeader{Profile: "steady"})
+	st, err := results.CreateStream(path, results.StreamHeader{Profile: "steady"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Add(&Result{Seq: 1, Status: 200})
+	st.Add(&results.Result{Seq: 1, Status: 200})
 	if err := st.Close(nil, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	st.Add(&Result{Seq: 2, Status: 200})
+	st.Add(&results.Result{Seq: 2, Status: 200})
 	if err := st.Close(nil, time.Second); err != nil || st.Dropped() != 1 {
 		t.Fatalf("second close %v, dropped %d", err, st.Dropped())
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	rec, err := ReadStream(f)
+	rec, err := results.ReadStream(f)
 	if err != nil || len(rec.Results) != 1 || rec.End == nil || rec.End.Requests != 1 {
 		t.Fatalf("%+v %v", rec, err)
 	}
@@ -350,7 +351,7 @@ func TestMetricsReadBackTyped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back results.Report
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ func TestMetricsReadBackTyped(t *testing.T) {
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	rec, err := ReadStream(f)
+	rec, err := results.ReadStream(f)
 	if err != nil || rec.End == nil || rec.End.Outcome == nil {
 		t.Fatalf("%+v %v", rec, err)
 	}
@@ -371,7 +372,7 @@ func TestMetricsReadBackTyped(t *testing.T) {
 	// by the header's.
 	old := `{"type":"header","schema":1,"profile":"burst"}
 {"type":"end","requests":0,"outcome":{"verdict":"v","metrics":{"size":7,"admitted":2}}}`
-	rec, err = ReadStream(strings.NewReader(old))
+	rec, err = results.ReadStream(strings.NewReader(old))
 	if err != nil || rec.End.Outcome.Metrics.Burst == nil || rec.End.Outcome.Metrics.Burst.Size != 7 {
 		t.Fatalf("old end record: %+v %v", rec.End, err)
 	}

@@ -1,10 +1,6 @@
 package attack
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "github.com/ratecheck/ratecheck/results"
 
 // Sharding: one plan, N processes.
 //
@@ -18,65 +14,8 @@ import (
 // volley. What ties the shards together is the common start on the wall
 // clock (RunOptions.StartAt) and the run id every shard records.
 
-// Shard is part K of N of a run (K counts from 1). The zero value is the
-// whole run.
-type Shard struct {
-	K int `json:"k"`
-	N int `json:"n"`
-}
-
-// Whole reports whether s is the whole run (no sharding).
-func (s Shard) Whole() bool { return s.N <= 1 }
-
-func (s Shard) String() string {
-	if s.Whole() {
-		return "1/1"
-	}
-	return fmt.Sprintf("%d/%d", s.K, s.N)
-}
-
-// ParseShard reads "K/N" with 1 ≤ K ≤ N.
-func ParseShard(v string) (Shard, error) {
-	k, n, ok := strings.Cut(strings.TrimSpace(v), "/")
-	if !ok {
-		return Shard{}, fmt.Errorf("%q is not K/N (e.g. 2/4: the second of four shards)", v)
-	}
-	ki, err1 := strconv.Atoi(k)
-	ni, err2 := strconv.Atoi(n)
-	switch {
-	case err1 != nil || err2 != nil:
-		return Shard{}, fmt.Errorf("%q is not K/N with whole numbers (e.g. 2/4)", v)
-	case ni < 1:
-		return Shard{}, fmt.Errorf("%q: the shard count N must be ≥ 1", v)
-	case ki < 1 || ki > ni:
-		return Shard{}, fmt.Errorf("%q: K counts from 1 to N=%d", v, ni)
-	}
-	return Shard{K: ki, N: ni}, nil
-}
-
-// valid reports whether s is the whole run or a shard within its count.
-func (s Shard) valid() bool { return s.N == 0 && s.K == 0 || s.N >= 1 && s.K >= 1 && s.K <= s.N }
-
-// Share is how many of total items are this shard's: total/N, one more for
-// the first total%N shards, so the shares differ by at most one and sum to
-// total.
-func (s Shard) Share(total int) int {
-	if s.Whole() {
-		return total
-	}
-	n := total / s.N
-	if s.K-1 < total%s.N {
-		n++
-	}
-	return n
-}
-
-// Owns reports whether item i (counting from 0) of a sequence dealt round
-// robin belongs to this shard: items K-1, K-1+N, K-1+2N, …
-func (s Shard) Owns(i int) bool { return s.Whole() || i%s.N == s.K-1 }
-
-// nth is the index in the whole sequence of this shard's j-th item (from 0).
-func (s Shard) nth(j int) int {
+// nth is the index in the whole sequence of shard s's j-th item (from 0).
+func nth(s results.Shard, j int) int {
 	if s.Whole() {
 		return j
 	}
@@ -84,8 +23,8 @@ func (s Shard) nth(j int) int {
 }
 
 // ownedOf is how many of the first total items of a round-robin deal are
-// this shard's.
-func (s Shard) ownedOf(total int) int {
+// shard s's.
+func ownedOf(s results.Shard, total int) int {
 	if s.Whole() {
 		return total
 	}
@@ -95,16 +34,21 @@ func (s Shard) ownedOf(total int) int {
 	return (total - (s.K - 1) + s.N - 1) / s.N
 }
 
+// validShard reports whether s is the whole run or a shard within its count.
+func validShard(s results.Shard) bool {
+	return s.N == 0 && s.K == 0 || s.N >= 1 && s.K >= 1 && s.K <= s.N
+}
+
 // Shardable is a profile that can run one shard of itself.
 type Shardable interface {
 	Profile
 	// Sharded is the profile with only s's part of its plan.
-	Sharded(s Shard) Profile
+	Sharded(s results.Shard) Profile
 }
 
 // shardProfile gives p its shard, or says why it cannot be sharded.
-func shardProfile(p Profile, s Shard) (Profile, error) {
-	if !s.valid() {
+func shardProfile(p Profile, s results.Shard) (Profile, error) {
+	if !validShard(s) {
 		return nil, configErr("RunOptions.Shard", "shard %d/%d: K counts from 1 to N", s.K, s.N)
 	}
 	if s.Whole() {
@@ -117,7 +61,7 @@ func shardProfile(p Profile, s Shard) (Profile, error) {
 	return sp.Sharded(s), nil
 }
 
-func (p Steady) Sharded(s Shard) Profile   { p.Shard = s; return p }
-func (p Burst) Sharded(s Shard) Profile    { p.Shard = s; return p }
-func (p Boundary) Sharded(s Shard) Profile { p.Shard = s; return p }
-func (p Clients) Sharded(s Shard) Profile  { p.Shard = s; return p }
+func (p Steady) Sharded(s results.Shard) Profile   { p.Shard = s; return p }
+func (p Burst) Sharded(s results.Shard) Profile    { p.Shard = s; return p }
+func (p Boundary) Sharded(s results.Shard) Profile { p.Shard = s; return p }
+func (p Clients) Sharded(s results.Shard) Profile  { p.Shard = s; return p }

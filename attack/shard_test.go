@@ -8,23 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func TestParseShard(t *testing.T) {
-	for _, ok := range []struct {
-		in   string
-		want Shard
-	}{{"1/1", Shard{1, 1}}, {"2/4", Shard{2, 4}}, {" 4/4 ", Shard{4, 4}}} {
-		if got, err := ParseShard(ok.in); err != nil || got != ok.want {
-			t.Errorf("ParseShard(%q) = %v, %v", ok.in, got, err)
-		}
-	}
-	for _, bad := range []string{"0/3", "4/3", "a/b", "3", "1/0", "-1/3", "1/-3", ""} {
-		if _, err := ParseShard(bad); err == nil {
-			t.Errorf("ParseShard(%q) accepted", bad)
-		}
-	}
-}
+	"github.com/ratecheck/ratecheck/results"
+)
 
 // The shares of any total differ by at most one and add up to it; the
 // round-robin deal gives each item to exactly one shard.
@@ -34,16 +20,16 @@ func TestShardSharesAndDealCoverTheWholeOnce(t *testing.T) {
 			sum, lo, hi := 0, total, 0
 			owners := make([]int, total)
 			for k := 1; k <= n; k++ {
-				s := Shard{K: k, N: n}
+				s := results.Shard{K: k, N: n}
 				sh := s.Share(total)
 				sum, lo, hi = sum+sh, min(lo, sh), max(hi, sh)
-				if got := s.ownedOf(total); got != sh {
+				if got := ownedOf(s, total); got != sh {
 					t.Errorf("%v of %d: owns %d items, share %d", s, total, got, sh)
 				}
-				for j := range s.ownedOf(total) {
-					owners[s.nth(j)]++
-					if !s.Owns(s.nth(j)) {
-						t.Errorf("%v: item %d dealt but not owned", s, s.nth(j))
+				for j := range ownedOf(s, total) {
+					owners[nth(s, j)]++
+					if !s.Owns(nth(s, j)) {
+						t.Errorf("%v: item %d dealt but not owned", s, nth(s, j))
 					}
 				}
 			}
@@ -67,7 +53,7 @@ func TestSteadyShardsTakeEveryNthSendOfOneSchedule(t *testing.T) {
 	var all []time.Duration
 	for k := 1; k <= 4; k++ {
 		res, err := Run(context.Background(), Steady{Rate: rate, Duration: dur},
-			RunOptions{Request: mustRequest(t, srv.URL), KeepResults: true, Shard: Shard{K: k, N: 4}})
+			RunOptions{Request: mustRequest(t, srv.URL), KeepResults: true, Shard: results.Shard{K: k, N: 4}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +91,7 @@ func TestBurstAndClientShares(t *testing.T) {
 	srv := startBuiltin(t, "builtin:none")
 	var sizes []int
 	for k := 1; k <= 3; k++ {
-		res, err := Run(context.Background(), Burst{K: 10}, RunOptions{Request: mustRequest(t, srv.URL), Shard: Shard{K: k, N: 3}})
+		res, err := Run(context.Background(), Burst{K: 10}, RunOptions{Request: mustRequest(t, srv.URL), Shard: results.Shard{K: k, N: 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +102,7 @@ func TestBurstAndClientShares(t *testing.T) {
 	}
 	seen := map[int]int{}
 	for k := 1; k <= 2; k++ {
-		res, err := Run(context.Background(), Clients{N: 5, Goal: 1}, RunOptions{Request: mustRequest(t, srv.URL), Shard: Shard{K: k, N: 2}})
+		res, err := Run(context.Background(), Clients{N: 5, Goal: 1}, RunOptions{Request: mustRequest(t, srv.URL), Shard: results.Shard{K: k, N: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,14 +135,14 @@ func TestShardRefusals(t *testing.T) {
 	req := mustRequest(t, "http://127.0.0.1:1/")
 	for _, c := range []struct {
 		p    Profile
-		s    Shard
+		s    results.Shard
 		want string
 	}{
-		{Boundary{}, Shard{1, 2}, "needs Boundary.Limit and Boundary.Window"},
-		{Boundary{Limit: 10}, Shard{1, 2}, "needs Boundary.Limit and Boundary.Window"},
-		{Burst{K: 3}, Shard{1, 4}, "cannot be split into 4 shards"},
-		{Clients{N: 1, Goal: 1}, Shard{1, 2}, "cannot be split into 2 shards"},
-		{Steady{Rate: 10, Duration: time.Second}, Shard{5, 4}, "K counts from 1 to N"},
+		{Boundary{}, results.Shard{K: 1, N: 2}, "needs Boundary.Limit and Boundary.Window"},
+		{Boundary{Limit: 10}, results.Shard{K: 1, N: 2}, "needs Boundary.Limit and Boundary.Window"},
+		{Burst{K: 3}, results.Shard{K: 1, N: 4}, "cannot be split into 4 shards"},
+		{Clients{N: 1, Goal: 1}, results.Shard{K: 1, N: 2}, "cannot be split into 2 shards"},
+		{Steady{Rate: 10, Duration: time.Second}, results.Shard{K: 5, N: 4}, "K counts from 1 to N"},
 	} {
 		_, err := Run(context.Background(), c.p, RunOptions{Request: req, Shard: c.s})
 		var ce *ConfigError
@@ -177,19 +163,19 @@ func TestStartAtIsOffsetZeroAndRecorded(t *testing.T) {
 	at := time.Now().Add(300 * time.Millisecond).Round(time.Millisecond)
 	out := filepath.Join(t.TempDir(), "s.jsonl")
 	res, err := Run(context.Background(), Burst{K: 6}, RunOptions{Request: mustRequest(t, srv.URL), Out: out, StartAt: at,
-		Shard: Shard{K: 2, N: 3}, Header: StreamHeader{Command: "attack", RunID: "r1", Host: "h"}})
+		Shard: results.Shard{K: 2, N: 3}, Header: results.StreamHeader{Command: "attack", RunID: "r1", Host: "h"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Start.Equal(at) && res.Start.Sub(at).Abs() > time.Microsecond {
 		t.Errorf("offset 0 at %v, want %v", res.Start, at)
 	}
-	rec, err := ReadStreamFile(out)
+	rec, err := results.ReadStreamFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := rec.Header
-	if !h.Start.Equal(at) || !h.StartAt.Equal(at) || h.RunID != "r1" || h.Host != "h" || h.Shard == nil || *h.Shard != (Shard{2, 3}) {
+	if !h.Start.Equal(at) || !h.StartAt.Equal(at) || h.RunID != "r1" || h.Host != "h" || h.Shard == nil || *h.Shard != (results.Shard{K: 2, N: 3}) {
 		t.Fatalf("header %+v", h)
 	}
 	// The wait ends at the instant, late by at most the scheduler's wake-up
@@ -212,7 +198,7 @@ func TestStartAtIsOffsetZeroAndRecorded(t *testing.T) {
 func TestShardBurstLateForTheInstantSaysSo(t *testing.T) {
 	srv := startBuiltin(t, "builtin:none")
 	// Idle 0: the connections are opened after the instant.
-	res, err := Run(context.Background(), Burst{K: 200}, RunOptions{Request: mustRequest(t, srv.URL), Shard: Shard{K: 1, N: 2},
+	res, err := Run(context.Background(), Burst{K: 200}, RunOptions{Request: mustRequest(t, srv.URL), Shard: results.Shard{K: 1, N: 2},
 		StartAt: time.Now().Add(100 * time.Millisecond), Options: Options{Names: func(f string) string { return map[string]string{"Burst.Idle": "--idle"}[f] }}})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +206,7 @@ func TestShardBurstLateForTheInstantSaysSo(t *testing.T) {
 	if !hasNote(res.Report.Notes, "after the common instant") || !hasNote(res.Report.Notes, "give --idle more time") {
 		t.Errorf("notes %q", res.Report.Notes)
 	}
-	res, err = Run(context.Background(), Burst{K: 200, Idle: 500 * time.Millisecond}, RunOptions{Request: mustRequest(t, srv.URL), Shard: Shard{K: 1, N: 2},
+	res, err = Run(context.Background(), Burst{K: 200, Idle: 500 * time.Millisecond}, RunOptions{Request: mustRequest(t, srv.URL), Shard: results.Shard{K: 1, N: 2},
 		StartAt: time.Now().Add(100 * time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)

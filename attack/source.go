@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Source addresses (Options.Sources): the local addresses connections bind,
@@ -118,21 +120,21 @@ type sourcePools struct {
 	all []*connPool
 }
 
-// poolFor returns the pool a result's request goes through.
-func (e *Engine) poolFor(r *Result) *connPool {
-	if !r.src.IsValid() {
+// poolFor returns the pool the requests of a shot from src go through.
+func (e *Engine) poolFor(src netip.Addr) *connPool {
+	if !src.IsValid() {
 		return &e.pool
 	}
 	sp := &e.srcPools
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if p, ok := sp.h1[r.src]; ok {
+	if p, ok := sp.h1[src]; ok {
 		return p
 	}
 	if sp.h1 == nil {
 		sp.h1 = map[netip.Addr]*connPool{}
 	}
-	src, base := r.src, e.baseConn
+	base := e.baseConn
 	p := &connPool{newConn: func() *h1conn {
 		c := base()
 		c.local = src
@@ -143,21 +145,21 @@ func (e *Engine) poolFor(r *Result) *connPool {
 	return p
 }
 
-// h2For returns the HTTP/2 client a result's request goes through.
-func (e *Engine) h2For(r *Result) *h2client {
-	if !r.src.IsValid() {
+// h2For returns the HTTP/2 client the requests of a shot from src go
+// through.
+func (e *Engine) h2For(src netip.Addr) *h2client {
+	if !src.IsValid() {
 		return e.h2
 	}
 	sp := &e.srcPools
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if c, ok := sp.h2[r.src]; ok {
+	if c, ok := sp.h2[src]; ok {
 		return c
 	}
 	if sp.h2 == nil {
 		sp.h2 = map[netip.Addr]*h2client{}
 	}
-	src := r.src
 	c := newH2client(e.addr, e.req, e.opt)
 	c.local = func() netip.Addr { return src }
 	sp.h2[src] = c
@@ -193,7 +195,7 @@ func (sp *sourcePools) closeIdle() {
 
 // stamp records on r the source its connection is bound to and the
 // connection's serial (0: none was made).
-func stamp(r *Result, local netip.Addr, conn int64) {
+func stamp(r *results.Result, local netip.Addr, conn int64) {
 	if local.IsValid() {
 		r.Source = local.String()
 	}
@@ -209,10 +211,10 @@ var connSerials atomic.Int64
 func nextConnSerial() int64 { return connSerials.Add(1) }
 
 // freshRoundTrip sends r on a connection opened for it alone (Shot.Fresh),
-// bound to the shot's source, and closes it after.
-func (e *Engine) freshRoundTrip(ctx context.Context, wire []byte, r *Result) {
+// bound to the shot's source src, and closes it after.
+func (e *Engine) freshRoundTrip(ctx context.Context, wire []byte, r *results.Result, src netip.Addr) {
 	c := e.baseConn()
-	c.local = r.src
+	c.local = src
 	defer c.close()
 	c.roundTrip(ctx, wire, e.start, r)
 }

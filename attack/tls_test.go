@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // startTLS serves 200s over https on 127.0.0.1 with conf.
@@ -29,7 +31,7 @@ func startTLS(t *testing.T, conf *tls.Config) string {
 }
 
 // onlyError is the one kind of error every request of rep failed with.
-func onlyError(t *testing.T, rep Report, want int) string {
+func onlyError(t *testing.T, rep results.Report, want int) string {
 	t.Helper()
 	if rep.Summary.Errors != want || len(rep.Summary.ErrorKinds) != 1 {
 		t.Fatalf("want %d requests failing one way; summary %+v", want, rep.Summary)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 type attackFlags struct {
@@ -32,8 +33,8 @@ type attackFlags struct {
 	cap      time.Duration
 	noRA     bool
 	maxConns int
-	shards   shardFlags   // attack only
-	shard    attack.Shard // resolved from shards before buildProfile
+	shards   shardFlags    // attack only
+	shard    results.Shard // resolved from shards before buildProfile
 }
 
 func newAttackCmd() *cobra.Command {
@@ -221,8 +222,8 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxDuration)
 	res, err := attack.Run(ctx, prof, attack.RunOptions{
 		Options: f.options(), Request: req, Out: path,
-		Header: attack.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.runID, Host: hostname()},
-		Sinks:  []func(*attack.Result){prog.Add},
+		Header: results.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.runID, Host: hostname()},
+		Sinks:  []func(*results.Result){prog.Add},
 		Shard:  plan.shard, StartAt: plan.startAt,
 	})
 	prog.Stop()
@@ -258,7 +259,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 
 // attackJSON is attack's -o json document.
 type attackJSON struct {
-	attack.Report
+	results.Report
 	Target   string            `json:"target"`
 	Results  string            `json:"results_file"`
 	ElapsedS float64           `json:"elapsed_s"`

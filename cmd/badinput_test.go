@@ -22,8 +22,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/internal/testenv"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // The bad-input matrix (issue #12): every way a user can hand ratecheck
@@ -607,7 +607,7 @@ func runBadInputCase(t *testing.T, bin, dir string, r *strings.Replacer, c *badI
 		}
 	}
 	if c.results != "" {
-		rec, err := attack.ReadStreamFile(filepath.Join(dir, c.results))
+		rec, err := results.ReadStreamFile(filepath.Join(dir, c.results))
 		switch {
 		case err != nil:
 			t.Errorf("results stream %s: %v\n%s", c.results, err, show)
@@ -713,8 +713,8 @@ func startedAddrs(dir, output string) []string {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		if sc.Scan() {
-			var h attack.StreamHeader
-			if rec, err := attack.ReadStream(strings.NewReader(sc.Text() + "\n")); err == nil {
+			var h results.StreamHeader
+			if rec, err := results.ReadStream(strings.NewReader(sc.Text() + "\n")); err == nil {
 				h = rec.Header
 			}
 			if strings.HasPrefix(h.Target, "builtin:") || strings.HasPrefix(h.Target, "nginx:") {

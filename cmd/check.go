@@ -13,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 type checkFlags struct {
@@ -199,7 +199,7 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 				return err
 			}
 			run = report.Run{Target: ep.spec, Kind: "probe", Profile: "probe", ResultsFile: paths[i], Error: err.Error()}
-			if rec, err := attack.ReadStreamFile(paths[i]); err == nil {
+			if rec, err := results.ReadStreamFile(paths[i]); err == nil {
 				run.Results = report.SortResults(rec.Results)
 				run.Summary = report.Summarize(run.Results)
 				run.Start, run.URL = rec.Header.Start, rec.Header.URL

@@ -18,6 +18,7 @@ import (
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
@@ -228,7 +229,7 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 		return err
 	}
 	res, err := attack.Run(ctx, prof, attack.RunOptions{Options: f.options(), Request: req, Out: path, KeepResults: true,
-		Header: attack.StreamHeader{Command: "compare", Target: t.Spec, Options: opts}})
+		Header: results.StreamHeader{Command: "compare", Target: t.Spec, Options: opts}})
 	if res == nil { // nothing was sent: the flags or --out are at fault
 		return runConfigErr(err)
 	}
@@ -238,7 +239,7 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 		notes = append(notes, fmt.Sprintf("writing %s: %v", path, res.StreamErr))
 	}
 	ct.Requests, ct.ElapsedS, ct.Statuses = res.Summary.Requests, res.Elapsed.Seconds(), res.Summary.Statuses
-	rs := make([]attack.Result, len(res.Results))
+	rs := make([]results.Result, len(res.Results))
 	for i, r := range res.Results {
 		rs[i] = *r
 	}

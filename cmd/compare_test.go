@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/internal/testenv"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/launch"
 	"github.com/ratecheck/ratecheck/targets/nginx"
 )
@@ -92,7 +92,7 @@ func untilUndisturbed(t *testing.T, budget time.Duration, attempt func() (spread
 
 // burstRun is one `ratecheck attack --profile burst` through run().
 type burstRun struct {
-	m        attack.BurstMetrics
+	m        results.BurstMetrics
 	statuses map[int]int     // the burst's statuses, from the results file
 	admitted []time.Duration // admitted requests' latencies, sorted
 	stderr   string
@@ -108,12 +108,12 @@ func attackBurst(t *testing.T, target string, extra ...string) (burstRun, error)
 		t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 	}
 	var rep struct {
-		Metrics attack.BurstMetrics `json:"metrics"`
+		Metrics results.BurstMetrics `json:"metrics"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
-	rec, err := attack.ReadStreamFile(out)
+	rec, err := results.ReadStreamFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +453,7 @@ func TestCompareJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec, err := attack.ReadStream(f)
+		rec, err := results.ReadStream(f)
 		f.Close()
 		if err != nil || rec.Header.Command != "compare" || rec.Header.Target != specs[i] || len(rec.Results) != 10 || rec.End == nil {
 			t.Errorf("target %d: results file: %v, header %+v, %d results", i, err, rec.Header, len(rec.Results))

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // decodeJob strictly decodes a manifest into the batch/v1 Job type: a field
@@ -89,7 +89,7 @@ func TestKubeJobIsAnIndexedJobOfShards(t *testing.T) {
 	f.runID, _ = ac.Flags().GetString("run-id")
 	env := map[string]string{"JOB_COMPLETION_INDEX": "2", "RATECHECK_SHARDS": "8"}
 	plan, err := f.resolve(ac, "http://gateway.internal/", before, func(k string) string { return env[k] })
-	if err != nil || plan.shard != (attack.Shard{K: 3, N: 8}) || !plan.startAt.Equal(at) || plan.runID != job.Labels["ratecheck/run-id"] {
+	if err != nil || plan.shard != (results.Shard{K: 3, N: 8}) || !plan.startAt.Equal(at) || plan.runID != job.Labels["ratecheck/run-id"] {
 		t.Errorf("pod index 2 runs %+v (%v)", plan, err)
 	}
 }
@@ -291,13 +291,13 @@ func TestShardFromJobCompletionIndex(t *testing.T) {
 	for _, c := range []struct {
 		flag string
 		env  map[string]string
-		want attack.Shard
+		want results.Shard
 	}{
-		{"auto/4", map[string]string{"JOB_COMPLETION_INDEX": "0"}, attack.Shard{K: 1, N: 4}},
-		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "3", "RATECHECK_SHARDS": "4"}, attack.Shard{K: 4, N: 4}},
-		{"", map[string]string{"JOB_COMPLETION_INDEX": "1", "RATECHECK_SHARDS": "2"}, attack.Shard{K: 2, N: 2}},
-		{"", map[string]string{"JOB_COMPLETION_INDEX": "1"}, attack.Shard{}}, // a Job that is not ratecheck's sharding
-		{"2/3", map[string]string{"JOB_COMPLETION_INDEX": "0"}, attack.Shard{K: 2, N: 3}},
+		{"auto/4", map[string]string{"JOB_COMPLETION_INDEX": "0"}, results.Shard{K: 1, N: 4}},
+		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "3", "RATECHECK_SHARDS": "4"}, results.Shard{K: 4, N: 4}},
+		{"", map[string]string{"JOB_COMPLETION_INDEX": "1", "RATECHECK_SHARDS": "2"}, results.Shard{K: 2, N: 2}},
+		{"", map[string]string{"JOB_COMPLETION_INDEX": "1"}, results.Shard{}}, // a Job that is not ratecheck's sharding
+		{"2/3", map[string]string{"JOB_COMPLETION_INDEX": "0"}, results.Shard{K: 2, N: 3}},
 	} {
 		f := shardFlags{shard: c.flag}
 		got, err := f.parseShard(func(k string) string { return c.env[k] })

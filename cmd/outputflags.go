@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // The report files every command can write: --html, --json, --junit. Each
@@ -141,7 +141,7 @@ func writeFileAtomic(path string, data []byte) error {
 
 // writeAttackOutputs writes attack's report files: the profile's verdict
 // and figures from the live run, every request from its results stream.
-func writeAttackOutputs(c *cobra.Command, spec, path string, rep attack.Report) error {
+func writeAttackOutputs(c *cobra.Command, spec, path string, rep results.Report) error {
 	o := outputFilesOf(c)
 	if !o.any() {
 		return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
@@ -121,7 +122,7 @@ func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime 
 	opt := probeOptions(rf, maxTime)
 	opt.ResultsFile, opt.Command, opt.Target, opt.Stated = path, command, tgt.Spec, stated
 	if prog != nil {
-		opt.Sinks, opt.OnBudget = []func(*attack.Result){prog.Add}, prog.SetBudget
+		opt.Sinks, opt.OnBudget = []func(*results.Result){prog.Add}, prog.SetBudget
 	}
 	opt.Network = tgt.Network // nil: real sockets
 	res, err := probe.Run(ctx, req, opt)

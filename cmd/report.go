@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 func newReportCmd() *cobra.Command {
@@ -79,7 +79,7 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 		return renderMerged(c, output, len(exps) > 0, merged)
 	}
 	var runs []report.Run
-	var recs []*attack.Recorded
+	var recs []*results.Recorded
 	var probes []*probe.Result // per run; nil for an attack's stream
 	for _, p := range paths {
 		rec, err := readStreamFile(p)
@@ -170,11 +170,11 @@ func reportExit(runs []report.Run) error {
 	return exitWith(ExitUntested, errors.New(strings.Join(why, "; ")))
 }
 
-func readStreamFile(path string) (*attack.Recorded, error) {
+func readStreamFile(path string) (*results.Recorded, error) {
 	if err := checkStreamPath(path); err != nil {
 		return nil, err
 	}
-	rec, err := attack.ReadStreamFile(path)
+	rec, err := results.ReadStreamFile(path)
 	var perr *os.PathError
 	switch {
 	case errors.As(err, &perr):
@@ -198,7 +198,7 @@ func checkStreamPath(path string) error {
 	return nil
 }
 
-func streamExperiment(h attack.StreamHeader) string {
+func streamExperiment(h results.StreamHeader) string {
 	if report.IsProbeStream(h) {
 		return "probe"
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // The environment of a pod in a Kubernetes Indexed Job: the pod's index
@@ -40,9 +40,9 @@ func (f *shardFlags) register(c *cobra.Command) {
 
 // shardPlan is what the shard flags resolve to.
 type shardPlan struct {
-	shard   attack.Shard // zero: the whole run
-	startAt time.Time    // zero: now
-	runID   string       // "" when neither sharded nor started at an instant
+	shard   results.Shard // zero: the whole run
+	startAt time.Time     // zero: now
+	runID   string        // "" when neither sharded nor started at an instant
 }
 
 // resolve reads the flags (and, for --shard auto, the environment). now
@@ -66,31 +66,31 @@ func (f *shardFlags) resolve(c *cobra.Command, spec string, now time.Time, geten
 	return p, nil
 }
 
-func (f *shardFlags) parseShard(getenv func(string) string) (attack.Shard, error) {
+func (f *shardFlags) parseShard(getenv func(string) string) (results.Shard, error) {
 	v := f.shard
 	if v == "" && getenv(envJobIndex) != "" && getenv(envShards) != "" {
 		v = "auto" // a pod of the Job the manifest describes
 	}
 	if v == "" {
-		return attack.Shard{}, nil
+		return results.Shard{}, nil
 	}
 	if rest, ok := strings.CutPrefix(v, "auto"); ok {
 		idx := getenv(envJobIndex)
 		i, err := strconv.Atoi(idx)
 		if idx == "" || err != nil || i < 0 {
-			return attack.Shard{}, usageErr("--shard %s takes K from $%s (a Kubernetes Indexed Job's pod index), which is %q here: give --shard K/N", v, envJobIndex, idx)
+			return results.Shard{}, usageErr("--shard %s takes K from $%s (a Kubernetes Indexed Job's pod index), which is %q here: give --shard K/N", v, envJobIndex, idx)
 		}
 		n := strings.TrimPrefix(rest, "/")
 		if rest == "" {
 			if n = getenv(envShards); n == "" {
-				return attack.Shard{}, usageErr("--shard auto needs the shard count: --shard auto/N, or $%s", envShards)
+				return results.Shard{}, usageErr("--shard auto needs the shard count: --shard auto/N, or $%s", envShards)
 			}
 		}
 		v = strconv.Itoa(i+1) + "/" + n
 	}
-	s, err := attack.ParseShard(v)
+	s, err := results.ParseShard(v)
 	if err != nil {
-		return attack.Shard{}, usageErr("--shard: %v", err)
+		return results.Shard{}, usageErr("--shard: %v", err)
 	}
 	return s, nil
 }

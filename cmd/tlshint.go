@@ -9,6 +9,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // tlsHintTimeout bounds the one handshake the hint costs: a port that
@@ -78,7 +79,7 @@ func withProbeHTTPSHint(res *probe.Result, target string, err error) error {
 // a rejection: what a plain request to an HTTPS port gets. A server that
 // never answers is left out, so that it does not cost a handshake's
 // timeout more.
-func answeredWithoutDecision(results []attack.Result) bool {
+func answeredWithoutDecision(results []results.Result) bool {
 	answered := false
 	for i := range results {
 		r := &results[i]

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -28,8 +28,8 @@ func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millise
 
 // add records a request sent at sentMs and complete 1 ms later, with a
 // Date header; kv are header name/value pairs.
-func (b *builder) add(phase string, sentMs float64, status int, kv ...string) *attack.Result {
-	r := attack.Result{Seq: len(b.obs.Results) + 1, Phase: phase, Sent: ms(sentMs), FirstByte: ms(sentMs + 0.5), Done: ms(sentMs + 1), Status: status,
+func (b *builder) add(phase string, sentMs float64, status int, kv ...string) *results.Result {
+	r := results.Result{Seq: len(b.obs.Results) + 1, Phase: phase, Sent: ms(sentMs), FirstByte: ms(sentMs + 0.5), Done: ms(sentMs + 1), Status: status,
 		Headers: map[string]string{"date": t0.Add(ms(sentMs)).Format(http.TimeFormat)}}
 	for i := 0; i+1 < len(kv); i += 2 {
 		r.Headers[kv[i]] = kv[i+1]
@@ -730,7 +730,7 @@ func TestLimitAgreesWithARestartedWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := newBuilder()
-	send := func(phase string, at float64) *attack.Result {
+	send := func(phase string, at float64) *results.Result {
 		d := lim.Allow("", t0.Add(ms(at+0.5))) // decided half a round trip after the send
 		kv := xq(10, d.Remaining, t0.Add(ms(at)+d.Reset+time.Second-1).Unix(), "ratelimit-policy", `"default";q=10;w=2`)
 		if !d.Allowed {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/headers"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -23,7 +23,7 @@ const (
 
 // res is one decided result with its header fields parsed once.
 type res struct {
-	*attack.Result
+	*results.Result
 	header http.Header
 	date   time.Time // the Date header; zero when absent or unreadable
 

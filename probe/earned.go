@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // An answer is earned only when the experiment that tells it from the
@@ -167,7 +168,7 @@ func (o *Observation) unrecovered() (int, time.Duration) {
 
 // failures counts the results that got no limiter decision because of a
 // transport problem, and names the first.
-func failures(rs []attack.Result) (failed, n int, first string) {
+func failures(rs []results.Result) (failed, n int, first string) {
 	for _, r := range rs {
 		n++
 		if r.Error != "" {
@@ -227,7 +228,7 @@ func (o *Observation) heldBack() (held, n int, most time.Duration) {
 // plus the requests held beyond the per-request timeout when there are
 // such admissions; answered is how many were admitted, most the longest
 // delay. A burst a flooded server merely answers slowly holds none.
-func pacedBurst(rs []attack.Result, service time.Duration) (held, answered int, most time.Duration) {
+func pacedBurst(rs []results.Result, service time.Duration) (held, answered int, most time.Duration) {
 	var lo, hi time.Duration = -1, 0
 	var delays []time.Duration
 	for _, r := range rs {
@@ -257,7 +258,7 @@ func pacedBurst(rs []attack.Result, service time.Duration) (held, answered int, 
 }
 
 // timeouts counts the requests that got no answer within the timeout.
-func timeouts(rs []attack.Result) int {
+func timeouts(rs []results.Result) int {
 	n := 0
 	for _, r := range rs {
 		if strings.HasPrefix(r.Error, "timeout") {
@@ -267,7 +268,7 @@ func timeouts(rs []attack.Result) int {
 	return n
 }
 
-func medianLatency(rs []attack.Result) time.Duration {
+func medianLatency(rs []results.Result) time.Duration {
 	var ls []time.Duration
 	for _, r := range rs {
 		if r.Error == "" {

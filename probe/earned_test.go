@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -22,7 +22,7 @@ func newObs() *obsBuilder {
 func (b *obsBuilder) add(phase string, n int, at, latency, spacing time.Duration, status int, err string) *obsBuilder {
 	for i := range n {
 		done := at + latency + time.Duration(i)*spacing
-		b.obs.Results = append(b.obs.Results, attack.Result{Seq: len(b.obs.Results) + 1, Phase: phase, Scheduled: at, Sent: at,
+		b.obs.Results = append(b.obs.Results, results.Result{Seq: len(b.obs.Results) + 1, Phase: phase, Scheduled: at, Sent: at,
 			FirstByte: done, Done: done, Status: status, Error: err})
 	}
 	return b

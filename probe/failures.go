@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // A request that got no answer (refused, reset, timed out), or a server
@@ -61,7 +61,7 @@ func (f *Failures) Summary() string {
 
 // failure is why r got no limiter decision from a server that failed ("":
 // it got one, or an answer that is no failure of the server).
-func failure(r *attack.Result) string {
+func failure(r *results.Result) string {
 	switch {
 	case r.AbandonedAtBudget():
 		return "" // the run's own time budget cut it, not the target
@@ -126,7 +126,7 @@ func (o *Observation) failures() *Failures {
 // lostAt is when the target stopped answering: the first of the failures
 // outside a burst that run, lostAfter or more in a row, to the end of rs
 // (in send order).
-func lostAt(rs []attack.Result) (time.Duration, bool) {
+func lostAt(rs []results.Result) (time.Duration, bool) {
 	n := 0
 	var first time.Duration
 	for i := len(rs) - 1; i >= 0; i-- {
@@ -168,7 +168,7 @@ type lostWatch struct {
 	stop   context.CancelFunc
 }
 
-func (w *lostWatch) add(r *attack.Result) {
+func (w *lostWatch) add(r *results.Result) {
 	if releasedAtOnce(r.Phase) {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
@@ -51,7 +52,7 @@ func TestFailuresCutThePhasesTheyEmptied(t *testing.T) {
 			spaced(phaseRetryWait, 3, 3*time.Second, 10*ms, 200).obs, true, false},
 		// Answers the run's own time budget abandoned are its cut, not
 		// the target's failure (a queue holding the last trace requests).
-		{"abandoned at the time budget's end", limited().add(phaseTrace, 2*lostAfter, 50*time.Second, 9*time.Second, 0, 0, attack.NoAnswerInBudget("127.0.0.1:1")).obs, false, false},
+		{"abandoned at the time budget's end", limited().add(phaseTrace, 2*lostAfter, 50*time.Second, 9*time.Second, 0, 0, results.NoAnswerInBudget("127.0.0.1:1")).obs, false, false},
 		// A pacer may hold a burst past the timeout: the burst's rule judges those.
 		{"a burst's own failures", limited().add(phaseBurst+"-1", lostAfter*2, 4*time.Second, 10*time.Second, 0, 0, "timeout after 10s").obs, false, false},
 	}
@@ -79,12 +80,12 @@ func TestLostWatchStopsOnAStreakOutsideBursts(t *testing.T) {
 	w.watch(cancel)
 	fail := func(phase string, n int) {
 		for range n {
-			w.add(&attack.Result{Phase: phase, Error: "connection refused"})
+			w.add(&results.Result{Phase: phase, Error: "connection refused"})
 		}
 	}
 	fail(phaseBurst, 3*lostAfter)
 	fail(phaseTrace, lostAfter-1)
-	w.add(&attack.Result{Phase: phaseTrace, Status: 429})
+	w.add(&results.Result{Phase: phaseTrace, Status: 429})
 	fail(phaseTrace, lostAfter-1)
 	if w.stopped() || ctx.Err() != nil {
 		t.Fatal("stopped before lostAfter failures in a row outside a burst")

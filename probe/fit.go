@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -401,9 +401,9 @@ func (o *Observation) rateEstimates() []float64 {
 // refilled every 5 ms, traced at 6 ms then 3, 1.5 and 0.8 ms apart: 53
 // admitted over 3 s is 18/s; where rejections came between admissions they
 // were 5 ms apart). 0 when fewer than minSaturatedGaps such spacings.
-func saturatedRate(tr []attack.Result) float64 {
+func saturatedRate(tr []results.Result) float64 {
 	rs := slices.Clone(tr)
-	slices.SortFunc(rs, func(a, b attack.Result) int { return cmp.Compare(a.Sent, b.Sent) })
+	slices.SortFunc(rs, func(a, b results.Result) int { return cmp.Compare(a.Sent, b.Sent) })
 	var gaps []time.Duration
 	last, rejectedSince := time.Duration(-1), false
 	for i := range rs {
@@ -475,7 +475,7 @@ func (o *Observation) firstSent() time.Duration {
 
 // groupStarts are the send times of the first admission of each run of
 // minStepRun or more admissions: the steps a window limiter takes.
-func groupStarts(rs []attack.Result, gap time.Duration) []time.Duration {
+func groupStarts(rs []results.Result, gap time.Duration) []time.Duration {
 	var starts []time.Duration
 	run, runStart, last := 0, time.Duration(0), time.Duration(0)
 	flush := func() {

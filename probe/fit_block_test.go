@@ -3,7 +3,7 @@ package probe
 import (
 	"testing"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -11,7 +11,7 @@ import (
 // stream (a real run kept as testdata).
 func recordedObservation(tb testing.TB, path string) *Observation {
 	tb.Helper()
-	rec, err := attack.ReadStreamFile(path)
+	rec, err := results.ReadStreamFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}

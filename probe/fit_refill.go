@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -99,7 +99,7 @@ func (o *Observation) refillSeeds() refillHypotheses {
 
 // clumps are the sizes and first send times of the runs of admissions in
 // rs, each ended by a rejection.
-func clumps(rs []attack.Result) (sizes []int, starts []time.Duration) {
+func clumps(rs []results.Result) (sizes []int, starts []time.Duration) {
 	in := false
 	for i := range rs {
 		switch r := &rs[i]; {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -37,7 +37,7 @@ func simulatedFromWithVolleys(t *testing.T, cfg limiter.Config, start time.Time,
 			if lim.Allow("", start.Add(at+obs.RTT/2)).Allowed {
 				status = 200
 			}
-			obs.Results = append(obs.Results, attack.Result{Seq: len(obs.Results) + 1, Phase: phaseSplit, Scheduled: at, Sent: at,
+			obs.Results = append(obs.Results, results.Result{Seq: len(obs.Results) + 1, Phase: phaseSplit, Scheduled: at, Sent: at,
 				FirstByte: at + obs.RTT, Done: at + obs.RTT, Status: status})
 			at += splitVolleyGap
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -30,7 +31,7 @@ func simulated(t testing.TB, cfg limiter.Config, start time.Time, burstAt, trace
 		if d.Allowed {
 			status = 200
 		}
-		obs.Results = append(obs.Results, attack.Result{Seq: len(obs.Results) + 1, Phase: phase, Scheduled: at, Sent: at,
+		obs.Results = append(obs.Results, results.Result{Seq: len(obs.Results) + 1, Phase: phase, Scheduled: at, Sent: at,
 			FirstByte: at + rtt, Done: at + rtt, Status: status})
 	}
 	for i := range 3 {
@@ -140,7 +141,7 @@ func TestBurstInstantAvoidsBoundaries(t *testing.T) {
 	defer e.Finish()
 	for _, calAt := range []time.Duration{0, 30 * time.Millisecond, 280 * time.Millisecond, 510 * time.Millisecond, 930 * time.Millisecond} {
 		col := attack.NewCollector(true)
-		col.Add(&attack.Result{Phase: phaseCalibrate, Sent: calAt - 10*time.Second, Done: calAt - 10*time.Second + time.Millisecond, Status: 200})
+		col.Add(&results.Result{Phase: phaseCalibrate, Sent: calAt - 10*time.Second, Done: calAt - 10*time.Second + time.Millisecond, Status: 200})
 		p := &planner{e: e, col: col}
 		wall := e.Start().Add(p.burstInstant())
 		sub := wall.Sub(wall.Truncate(time.Second))

@@ -14,14 +14,14 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Observation is one probe's raw material: every result, in send order, plus
 // what the plan learned on the way.
 type Observation struct {
 	Start   time.Time // wall clock of offset 0
-	Results []attack.Result
+	Results []results.Result
 	RTT     time.Duration // smallest round trip seen: the timing uncertainty
 	Notes   []string
 	// Stopped says why the run ended before its plan did (StopInterrupted),
@@ -65,20 +65,20 @@ const ScopeUntested = "untested"
 
 // arrival estimates when the server decided on r: half a round trip after
 // the send.
-func (o *Observation) arrival(r *attack.Result) time.Time {
+func (o *Observation) arrival(r *results.Result) time.Time {
 	return o.Start.Add(r.Sent + o.RTT/2)
 }
 
 // sorted returns results ordered by send time.
-func sortedResults(rs []attack.Result) []attack.Result {
-	out := append([]attack.Result(nil), rs...)
+func sortedResults(rs []results.Result) []results.Result {
+	out := append([]results.Result(nil), rs...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Sent < out[j].Sent })
 	return out
 }
 
 // phase returns the results of one phase.
-func (o *Observation) phase(name string) []attack.Result {
-	var out []attack.Result
+func (o *Observation) phase(name string) []results.Result {
+	var out []results.Result
 	for _, r := range o.Results {
 		if r.Phase == name {
 			out = append(out, r)
@@ -89,13 +89,13 @@ func (o *Observation) phase(name string) []attack.Result {
 
 // decided reports whether r carries a limiter decision (not a transport
 // error and not some unrelated status).
-func decided(r *attack.Result) bool {
+func decided(r *results.Result) bool {
 	return r.Error == "" && (r.Admitted() || r.Rejected())
 }
 
 // MinRTT is the timing uncertainty of results: the smallest latency among rejected (never queued) or, failing
 // those, all decided results.
-func MinRTT(rs []attack.Result) time.Duration {
+func MinRTT(rs []results.Result) time.Duration {
 	best := time.Duration(-1)
 	for i := range rs {
 		r := &rs[i]
@@ -111,7 +111,7 @@ func MinRTT(rs []attack.Result) time.Duration {
 
 // NewObservation wraps results recorded elsewhere (an attack profile, a
 // saved results file) so they can be graded or inferred from.
-func NewObservation(start time.Time, rs []attack.Result) *Observation {
+func NewObservation(start time.Time, rs []results.Result) *Observation {
 	o := &Observation{Start: start, Results: sortedResults(rs)}
 	o.RTT = MinRTT(o.Results)
 	return o

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -151,7 +151,7 @@ func timeoutsIn(o *Observation) int {
 // pacing reports whether the burst in phase was held in a pacer's queue:
 // nothing rejected, and its admissions answered in a staircase.
 func (p *planner) pacing(phase string) bool {
-	var rs []attack.Result
+	var rs []results.Result
 	for _, r := range p.col.Phase(phase) {
 		if r.Rejected() {
 			return false

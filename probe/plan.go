@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // plan phases, as recorded in the results' phase field.
@@ -508,7 +509,7 @@ func (p *planner) capacity() int {
 }
 
 // enough decides whether the trace has shown the refill pattern.
-func (p *planner) enough(tr []*attack.Result, elapsed time.Duration) bool {
+func (p *planner) enough(tr []*results.Result, elapsed time.Duration) bool {
 	if len(tr) == 0 { // answers still in flight (a slow backend)
 		return false
 	}
@@ -549,8 +550,8 @@ func (p *planner) enough(tr []*attack.Result, elapsed time.Duration) bool {
 // loaded machine (which sends nothing, and whose next request a continuous
 // refill admits) is no lock; nor is the end of the trace whose admissions
 // a queue has not answered yet.
-func sinceLastLock(tr []*attack.Result) (since []*attack.Result, inLock bool) {
-	rs := make([]*attack.Result, 0, len(tr))
+func sinceLastLock(tr []*results.Result) (since []*results.Result, inLock bool) {
+	rs := make([]*results.Result, 0, len(tr))
 	for _, r := range tr {
 		if r.Error == "" {
 			rs = append(rs, r)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/headers"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Silent waits: the probe's other phases keep knocking, and a limiter that
@@ -85,7 +86,7 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 		// starts from a fresh exhaustion, at the start of a lockout, where
 		// a too-short value shows — last, and only within the probe's
 		// natural length (it costs a whole lockout).
-		var retried *attack.Result
+		var retried *results.Result
 		at, hasRA := retryAfterOf(p.e.Start(), r)
 		forced, natural := true, time.Duration(0)
 		if hasRA {
@@ -147,7 +148,7 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 // 31 s; the trace's knocking has tested its Retry-After already. A fit not
 // ready by then leaves the wait to run. It returns the natural length it
 // judged by.
-func (p *planner) quietForced(ctx context.Context, r *attack.Result, at time.Time, ties *pendingFit) (bool, time.Duration) {
+func (p *planner) quietForced(ctx context.Context, r *results.Result, at time.Time, ties *pendingFit) (bool, time.Duration) {
 	wake := max(at.Sub(p.e.Start()), r.Done) + p.calibrationRTT() + silentMargin
 	natural := p.naturalLength(at.Sub(p.e.Start().Add(r.Done)))
 	if wake <= natural {
@@ -171,7 +172,7 @@ func (p *planner) naturalLength(span time.Duration) time.Duration {
 // silentRetryWithin is silentRetry held to the probe's natural length (a
 // wait that names a longer window lengthens it): a wait that would end
 // after it is not run, and the run notes why.
-func (p *planner) silentRetryWithin(ctx context.Context, r *attack.Result, at time.Time, phase, what, wait string) {
+func (p *planner) silentRetryWithin(ctx context.Context, r *results.Result, at time.Time, phase, what, wait string) {
 	natural := p.naturalLength(at.Sub(p.e.Start().Add(r.Done)))
 	if wake := max(at.Sub(p.e.Start()), r.Done) + p.calibrationRTT() + silentMargin; wake > natural {
 		p.note("%s not run: it would take the probe past %.0f s, its natural length", wait, natural.Seconds())
@@ -186,7 +187,7 @@ const naturalMin = 20 * time.Second
 // silentRetry sleeps until at (and at least until r completed) plus the
 // margin, sending nothing, then sends one request in phase and returns it
 // (nil when the budget or the run ended first).
-func (p *planner) silentRetry(ctx context.Context, r *attack.Result, at time.Time, phase, what string) *attack.Result {
+func (p *planner) silentRetry(ctx context.Context, r *results.Result, at time.Time, phase, what string) *results.Result {
 	wake := max(at.Sub(p.e.Start()), r.Done) + p.calibrationRTT() + silentMargin
 	if wake > p.deadline {
 		p.note("silent wait for %s not run: seq %d asked for %.2f s, beyond the probe's time budget", what, r.Seq, (wake - r.Done).Seconds())
@@ -204,7 +205,7 @@ func (p *planner) silentRetry(ctx context.Context, r *attack.Result, at time.Tim
 // bounded number), then, for a limiter they never exhaust (a concurrency
 // cap), one burst released at one instant whose last-sent request must be
 // the rejection — nothing of the key is sent after it.
-func (p *planner) rejectionOfKey(ctx context.Context) *attack.Result {
+func (p *planner) rejectionOfKey(ctx context.Context) *results.Result {
 	if r := p.latestOfKey(); r != nil && r.Rejected() {
 		return r
 	}
@@ -238,8 +239,8 @@ func (p *planner) rejectionOfKey(ctx context.Context) *attack.Result {
 }
 
 // latestOfKey is the decided result of the probe's key sent last.
-func (p *planner) latestOfKey() *attack.Result {
-	var last *attack.Result
+func (p *planner) latestOfKey() *results.Result {
+	var last *results.Result
 	for _, r := range p.col.Results() {
 		if r.Phase != phaseScopeOther && decided(r) && (last == nil || r.Sent > last.Sent) {
 			last = r
@@ -264,7 +265,7 @@ func (p *planner) oneKey() bool {
 // retryAfterOf is the instant r's Retry-After names, read as leniently as a
 // forgiving client would: a date as itself (the target is on this machine,
 // its clock is ours), a delay from when the answer arrived.
-func retryAfterOf(start time.Time, r *attack.Result) (time.Time, bool) {
+func retryAfterOf(start time.Time, r *results.Result) (time.Time, bool) {
 	v, ok := r.Headers["retry-after"]
 	if !ok {
 		return time.Time{}, false
@@ -280,7 +281,7 @@ func retryAfterOf(start time.Time, r *attack.Result) (time.Time, bool) {
 }
 
 // resetOf is the earliest instant r's quota fields say capacity is back.
-func resetOf(start time.Time, r *attack.Result) (time.Time, bool) {
+func resetOf(start time.Time, r *results.Result) (time.Time, bool) {
 	h := http.Header{}
 	for k, v := range r.Headers {
 		h.Set(k, v)

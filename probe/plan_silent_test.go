@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // A window restarted by every over-limit request never reopens while the
@@ -18,7 +19,7 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 	obs := probeSim(t, "builtin:fixed_window?limit=10&window=2s&penalty=restart", "", Options{MaxTime: 12 * time.Second}).Observation
 	rs := obs.Results
 	for _, phase := range []string{phaseRetryWait, phaseResetWait} {
-		var wait *attack.Result
+		var wait *results.Result
 		for i := range rs {
 			if rs[i].Phase == phase {
 				if wait != nil && phase == phaseResetWait {
@@ -44,7 +45,7 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 		}
 		// The request before it on the key: a rejection, complete before
 		// the wait began, with the whole Retry-After (or Reset) between.
-		var prev *attack.Result
+		var prev *results.Result
 		for i := range rs {
 			if r := &rs[i]; r.Key == wait.Key && r.Sent < wait.Sent && (prev == nil || r.Sent > prev.Sent) {
 				prev = r

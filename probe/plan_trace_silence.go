@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // A long window's trace and a silent Retry-After wait after it do not both
@@ -22,7 +22,7 @@ import (
 // traceSilence runs that wait when the trace in tr calls for it (once per
 // probe) and returns its request; lastAdmit is the trace's latest
 // admission, rate its pace.
-func (p *planner) traceSilence(ctx context.Context, tr []*attack.Result, lastAdmit time.Duration, rate float64) *attack.Result {
+func (p *planner) traceSilence(ctx context.Context, tr []*results.Result, lastAdmit time.Duration, rate float64) *results.Result {
 	if p.tracedSilently || !locked(tr, lastAdmit, p.e.Now()) || !p.oneKey() {
 		return nil
 	}
@@ -43,7 +43,7 @@ func (p *planner) traceSilence(ctx context.Context, tr []*attack.Result, lastAdm
 
 // locked says whether the trace tr is in a lockout at now: its latest
 // answer a rejection, and nothing admitted for lockedAfter.
-func locked(tr []*attack.Result, lastAdmit, now time.Duration) bool {
+func locked(tr []*results.Result, lastAdmit, now time.Duration) bool {
 	return len(tr) > 0 && !tr[len(tr)-1].Admitted() && now-lastAdmit > lockedAfter
 }
 
@@ -51,7 +51,7 @@ func locked(tr []*attack.Result, lastAdmit, now time.Duration) bool {
 // wait out the Retry-After of rejection r (at, from the probe's start):
 // when it and a wait after it would end past the natural length, and the
 // wait ends within the time budget.
-func (p *planner) traceWaitWanted(tr []*attack.Result, rate float64, r *attack.Result, at, rtt time.Duration) bool {
+func (p *planner) traceWaitWanted(tr []*results.Result, rate float64, r *results.Result, at, rtt time.Duration) bool {
 	n, ok := lastStep(tr)
 	if !ok {
 		return false
@@ -68,7 +68,7 @@ func (p *planner) traceWaitWanted(tr []*attack.Result, rate float64, r *attack.R
 // lastStep is how many admissions the trace's latest step had: its
 // admissions (in send order) split where none came for lockedAfter. A step
 // of fewer than stepSize is none.
-func lastStep(tr []*attack.Result) (int, bool) {
+func lastStep(tr []*results.Result) (int, bool) {
 	adm := admittedSent(tr)
 	slices.Sort(adm)
 	n := 0

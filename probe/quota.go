@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/headers"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // A quota longer than a probe can wait (an hour's, a day's) never shows
@@ -85,7 +86,7 @@ func (o *Observation) quota() *Quota {
 		return nil
 	}
 	q := &Quota{LockedS: math.Round(locked.Seconds()*10) / 10}
-	var first *attack.Result
+	var first *results.Result
 	var rem []int64
 	for _, r := range sortedResults(o.Results) {
 		if r.Phase == phaseScopeOther || !decided(&r) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -29,7 +29,7 @@ func handmade(shots ...shot) *Observation {
 		if s.admitted {
 			status = 200
 		}
-		o.Results = append(o.Results, attack.Result{Seq: i + 1, Phase: s.phase, Key: s.key, Sent: sent,
+		o.Results = append(o.Results, results.Result{Seq: i + 1, Phase: s.phase, Key: s.key, Sent: sent,
 			FirstByte: sent + time.Millisecond, Done: sent + time.Millisecond, Status: status})
 	}
 	return o

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // burstWithRemaining is a burst whose admitted answers carry these
@@ -13,10 +13,10 @@ import (
 func burstWithRemaining(rem ...int) *Observation {
 	o := &Observation{}
 	for i, v := range rem {
-		o.Results = append(o.Results, attack.Result{Seq: i + 1, Phase: phaseBurst, Status: 200,
+		o.Results = append(o.Results, results.Result{Seq: i + 1, Phase: phaseBurst, Status: 200,
 			Headers: map[string]string{"x-ratelimit-limit": "20", "x-ratelimit-remaining": strconv.Itoa(v)}})
 	}
-	o.Results = append(o.Results, attack.Result{Seq: len(rem) + 1, Phase: phaseBurst, Status: 429})
+	o.Results = append(o.Results, results.Result{Seq: len(rem) + 1, Phase: phaseBurst, Status: 429})
 	return o
 }
 

@@ -4,21 +4,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Counting over results: an observation holds them by value, the plan's
 // collector by pointer; one helper of each kind serves both.
 
 // resultRef is a result by value or by pointer.
-type resultRef interface{ attack.Result | *attack.Result }
+type resultRef interface {
+	results.Result | *results.Result
+}
 
 // deref is the result r holds.
-func deref[T resultRef](r *T) *attack.Result {
-	if p, ok := any(r).(*attack.Result); ok {
+func deref[T resultRef](r *T) *results.Result {
+	if p, ok := any(r).(*results.Result); ok {
 		return p
 	}
-	return *any(r).(**attack.Result)
+	return *any(r).(**results.Result)
 }
 
 // countAdmitted counts the admitted results.

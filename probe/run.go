@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Options bound and shape a probe. The zero value is the default probe.
@@ -30,13 +31,13 @@ type Options struct {
 	// address when there is no second).
 	Engine attack.Options
 	// ResultsFile, when set, receives every result as it arrives (JSON
-	// Lines, see attack.CreateStream), so an interrupted probe keeps its data.
+	// Lines, see results.CreateStream), so an interrupted probe keeps its data.
 	ResultsFile string
 	// Command and Target label the results stream ("probe" and the URL by
 	// default): the command that ran and the target as the user wrote it.
 	Command, Target string
 	// Sinks also receive every result (a progress line, say).
-	Sinks []func(*attack.Result)
+	Sinks []func(*results.Result)
 	// Network is what the plan sends through (attack.Network); nil: the
 	// live engine on real sockets. targets/sim gives a simulated one.
 	Network attack.NetworkFunc
@@ -160,25 +161,25 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	eo.MaxRequests, eo.MaxDuration = opt.MaxRequests, opt.MaxTime
 	// The sinks are complete (the stream's among them) before the first
 	// send; the network says when offset 0 is (the stream header's start).
-	sinks := append([]func(*attack.Result){}, opt.Sinks...)
+	sinks := append([]func(*results.Result){}, opt.Sinks...)
 	dial := opt.Network
 	if dial == nil {
 		dial = attack.Live
 	}
-	eng := dial(req, eo, func(r *attack.Result) {
+	eng := dial(req, eo, func(r *results.Result) {
 		for _, sink := range sinks {
 			sink(r)
 		}
 	})
 	start := eng.Epoch()
-	var stream *attack.Stream
+	var stream *results.Stream
 	if opt.ResultsFile != "" {
 		target := opt.Target
 		if target == "" {
 			target = req.URL.String()
 		}
 		var err error
-		stream, err = attack.CreateStream(opt.ResultsFile, attack.StreamHeader{Command: opt.Command, Target: target,
+		stream, err = results.CreateStream(opt.ResultsFile, results.StreamHeader{Command: opt.Command, Target: target,
 			URL: req.URL.String(), Profile: "probe", Start: start, Options: budgetOptions(opt)})
 		if err != nil {
 			return nil, err
@@ -251,7 +252,7 @@ func budgetOptions(opt Options) map[string]string {
 // FromRecorded rebuilds a probe's observation from a results stream read
 // back, with the budget and stop reason the live run recorded, and infers
 // again: what `ratecheck report` shows for a probe stream.
-func FromRecorded(rec *attack.Recorded) *Result {
+func FromRecorded(rec *results.Recorded) *Result {
 	obs := NewObservation(rec.Header.Start, rec.Results)
 	if n, err := strconv.Atoi(rec.Header.Options["max_requests"]); err == nil {
 		obs.Budget.MaxRequests = n

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Scope: whom the limit counts. After the probe's own identity is
@@ -110,7 +110,7 @@ func (o *Observation) PerConnection() bool {
 
 // ConnKey is the replay's (and the grade's) key for a request when the limit counts per
 // connection.
-func ConnKey(r *attack.Result) string { return r.Key + "\x00conn" + strconv.FormatInt(r.Conn, 10) }
+func ConnKey(r *results.Result) string { return r.Key + "\x00conn" + strconv.FormatInt(r.Conn, 10) }
 
 // connCapacity is the most admissions any one connection had before its
 // first rejection: the capacity a per-connection limit's seeds start from
@@ -187,7 +187,7 @@ func (o *Observation) scope() string { return o.scopeFindings().Scope }
 // scopeFindings judges every trial of the run: per identity the first
 // decisive round (own or shared), else the last unclear one.
 func (o *Observation) scopeFindings() ScopeFindings {
-	var rs []*attack.Result
+	var rs []*results.Result
 	for i := range o.Results {
 		r := &o.Results[i]
 		if r.Phase == phaseScopeRef || trialIdentity[r.Phase] != "" {
@@ -198,7 +198,7 @@ func (o *Observation) scopeFindings() ScopeFindings {
 	gap := o.refillGap()
 	found := map[string]ScopeTrial{}
 	var order []string
-	var lastRef *attack.Result
+	var lastRef *results.Result
 	for i := 0; i < len(rs); {
 		if rs[i].Phase == phaseScopeRef {
 			lastRef = rs[i]
@@ -209,7 +209,7 @@ func (o *Observation) scopeFindings() ScopeFindings {
 		for j < len(rs) && rs[j].Phase == rs[i].Phase {
 			j++
 		}
-		var after *attack.Result
+		var after *results.Result
 		if j < len(rs) && rs[j].Phase == phaseScopeRef {
 			after = rs[j]
 		}
@@ -262,7 +262,7 @@ func (o *Observation) scopeFindings() ScopeFindings {
 // gap is the shortest time the trace saw the probe's own identity take to
 // regain one admission (0: unknown): a round that took long enough for the
 // refill to bring back its admissions (a loaded machine) tells nothing.
-func judgeTrial(phase string, ref *attack.Result, trial []*attack.Result, after *attack.Result, gap time.Duration) ScopeTrial {
+func judgeTrial(phase string, ref *results.Result, trial []*results.Result, after *results.Result, gap time.Duration) ScopeTrial {
 	t := ScopeTrial{Identity: trialIdentity[phase]}
 	if src := trial[0].Source; phase == phaseScopeIP && src != "" {
 		t.Detail = "from " + src

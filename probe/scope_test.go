@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/internal/testenv"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
@@ -148,7 +149,7 @@ func assertStreamSaysTheScope(t *testing.T, path string, inf Inference) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := attack.ReadStream(f)
+	rec, err := results.ReadStream(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)

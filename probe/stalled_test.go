@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -16,10 +16,10 @@ import (
 // a plain misfit instead.
 func stalledVolley(late time.Duration) *Observation {
 	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
-	r := func(seq int, sent, done time.Duration, status int) attack.Result {
-		return attack.Result{Seq: seq, Phase: phaseSplit, Sent: sent, FirstByte: done, Done: done, Status: status}
+	r := func(seq int, sent, done time.Duration, status int) results.Result {
+		return results.Result{Seq: seq, Phase: phaseSplit, Sent: sent, FirstByte: done, Done: done, Status: status}
 	}
-	return NewObservation(epoch, []attack.Result{
+	return NewObservation(epoch, []results.Result{
 		r(1, ms(100), ms(100)+late, 429),
 		r(2, ms(110.9), ms(111.05), 200),
 		r(3, ms(110.95), ms(111.03), 429),

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // A model the user states (check's expectations) can be refuted before the
@@ -75,7 +75,7 @@ func (o *Observation) Refutes(s Stated) (string, bool) {
 // answeredWhileSent says whether an admitted request of the burst rs was
 // answered before its last was sent (last): a concurrency cap may have
 // freed a slot for the rest.
-func answeredWhileSent(rs []attack.Result, last time.Duration) bool {
+func answeredWhileSent(rs []results.Result, last time.Duration) bool {
 	for i := range rs {
 		if rs[i].Admitted() && rs[i].Done <= last {
 			return true

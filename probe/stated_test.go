@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // A stated capacity a burst exceeds stops the probe after that burst, with
@@ -30,9 +30,9 @@ func TestStatedCapacityRefutedByTheBurst(t *testing.T) {
 // concurrency cap's slot freed by an early answer.
 func TestStatedCapacityAllowsWhatCouldExplainIt(t *testing.T) {
 	burst := func(admitted, n int, answered time.Duration) *Observation {
-		var rs []attack.Result
+		var rs []results.Result
 		for i := range n {
-			r := attack.Result{Seq: i, Phase: phaseBurst, Sent: time.Second + time.Duration(i)*10*time.Microsecond, Status: 429}
+			r := results.Result{Seq: i, Phase: phaseBurst, Sent: time.Second + time.Duration(i)*10*time.Microsecond, Status: 429}
 			r.Done = r.Sent + time.Millisecond
 			if i < admitted {
 				r.Status, r.Done = 200, answered

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // A limiter whose store goes away mid-run (a shared Redis stopped, a
@@ -31,7 +31,7 @@ const (
 
 // storeFailure reads the end of the run; "" when it shows neither.
 func (o *Observation) storeFailure(inf Inference) (string, string) {
-	var own []*attack.Result
+	var own []*results.Result
 	for i := range o.Results {
 		r := &o.Results[i]
 		if decided(r) && replayed(r.Phase, inf.Scope) {
@@ -103,7 +103,7 @@ func (o *Observation) storeFailure(inf Inference) (string, string) {
 
 // admissionGap is the longest wait between consecutive admissions of the
 // recovery trace in rs (sorted by send); 0 with fewer than two.
-func admissionGap(rs []*attack.Result) time.Duration {
+func admissionGap(rs []*results.Result) time.Duration {
 	var prev time.Duration = -1
 	var gap time.Duration
 	for _, r := range rs {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -119,7 +119,7 @@ func extendTrace(t *testing.T, obs *Observation, cfg limiter.Config, n int, gap 
 		if lim.Allow("", obs.Start.Add(at+rtt/2)).Allowed {
 			status = 200
 		}
-		obs.Results = append(obs.Results, attack.Result{Seq: len(obs.Results) + 1, Phase: phaseTrace, Scheduled: at, Sent: at,
+		obs.Results = append(obs.Results, results.Result{Seq: len(obs.Results) + 1, Phase: phaseTrace, Scheduled: at, Sent: at,
 			FirstByte: at + rtt, Done: at + rtt, Status: status})
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -28,12 +28,12 @@ func firstTraceWait(t *testing.T, cfg limiter.Config) time.Duration {
 	if cfg.Window > 0 {
 		rate = min(max(4*float64(cfg.Capacity())/cfg.Window.Seconds(), traceMinHinted), traceMaxHinted)
 	}
-	var tr []*attack.Result
+	var tr []*results.Result
 	var retryAt time.Duration
 	lastAdmit := burstAt
 	for i, at := 0, burstAt+10*time.Millisecond; at < 40*time.Second; i, at = i+1, at+time.Duration(float64(time.Second)/rate) {
 		d := lim.Allow("", epoch.Add(at))
-		r := &attack.Result{Seq: i + 1, Phase: phaseTrace, Sent: at, Done: at + time.Millisecond, Status: 429}
+		r := &results.Result{Seq: i + 1, Phase: phaseTrace, Sent: at, Done: at + time.Millisecond, Status: 429}
 		if d.Allowed {
 			r.Status, lastAdmit = 200, at
 		} else {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -16,7 +16,7 @@ import (
 // request at stallAt (zero: never). Each is decided on arrival, half a
 // millisecond after its send, and answered after any delay the model
 // imposes.
-func traceAgainst(t *testing.T, cfg limiter.Config, burstAt, every time.Duration, n int, stallAt, stall time.Duration) []*attack.Result {
+func traceAgainst(t *testing.T, cfg limiter.Config, burstAt, every time.Duration, n int, stallAt, stall time.Duration) []*results.Result {
 	t.Helper()
 	lim, err := limiter.New(cfg)
 	if err != nil {
@@ -25,7 +25,7 @@ func traceAgainst(t *testing.T, cfg limiter.Config, burstAt, every time.Duration
 	for range 30 {
 		lim.Allow("", epoch.Add(burstAt))
 	}
-	var tr []*attack.Result
+	var tr []*results.Result
 	at := burstAt + 10*time.Millisecond
 	for i := range n {
 		status := 429
@@ -34,7 +34,7 @@ func traceAgainst(t *testing.T, cfg limiter.Config, burstAt, every time.Duration
 			status = 200
 		}
 		done := at + time.Millisecond + d.Delay
-		tr = append(tr, &attack.Result{Seq: i + 1, Phase: phaseTrace, Scheduled: at, Sent: at, FirstByte: done, Done: done, Status: status})
+		tr = append(tr, &results.Result{Seq: i + 1, Phase: phaseTrace, Scheduled: at, Sent: at, FirstByte: done, Done: done, Status: status})
 		at += every
 		if stall > 0 && at >= stallAt && at < stallAt+every {
 			at += stall
@@ -47,18 +47,18 @@ func traceAgainst(t *testing.T, cfg limiter.Config, burstAt, every time.Duration
 // traceCheckEvery sends, on the answers that have arrived, in their order
 // of arrival), ends the trace: the send time of the last request, or -1
 // if it never does.
-func stopAt(tr []*attack.Result) time.Duration {
+func stopAt(tr []*results.Result) time.Duration {
 	p := &planner{}
 	start := tr[0].Sent
 	for i := traceCheckEvery - 1; i < len(tr); i += traceCheckEvery {
 		now := tr[i].Sent + time.Millisecond
-		var answered []*attack.Result
+		var answered []*results.Result
 		for _, r := range tr[:i+1] {
 			if r.Done <= now {
 				answered = append(answered, r)
 			}
 		}
-		slices.SortStableFunc(answered, func(a, b *attack.Result) int { return cmp.Compare(a.Done, b.Done) })
+		slices.SortStableFunc(answered, func(a, b *results.Result) int { return cmp.Compare(a.Done, b.Done) })
 		if p.enough(answered, now-start) {
 			return tr[i].Sent
 		}

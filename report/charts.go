@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -114,7 +114,7 @@ func timeAxis(shapes []shape, x func(float64) float64, tmax float64, top, bottom
 // admitted request is a circle, a rejected one a square, a transport error
 // a triangle, any other status a diamond, and a line runs from the send to
 // the first byte where the wait is visible (queueing shows as long lines).
-func timeline(runIdx int, rs []attack.Result) chart {
+func timeline(runIdx int, rs []results.Result) chart {
 	n := len(rs)
 	c := chart{W: chartW, Class: "timeline", Label: fmt.Sprintf("timeline of %d requests", n)}
 	if n == 0 {
@@ -218,9 +218,9 @@ func timeline(runIdx int, rs []attack.Result) chart {
 	return c
 }
 
-func endOf(r *attack.Result) time.Duration { return max(r.Done, r.FirstByte, r.Sent) }
+func endOf(r *results.Result) time.Duration { return max(r.Done, r.FirstByte, r.Sent) }
 
-func pointTitle(r *attack.Result) string {
+func pointTitle(r *results.Result) string {
 	s := fmt.Sprintf("#%d", r.Seq)
 	if r.Phase != "" {
 		s += " " + r.Phase
@@ -306,7 +306,7 @@ func intervals(run *Run) chart {
 	}
 	c.Label = fmt.Sprintf("requests per %s interval", fmtSeconds(bin))
 	adm, rej, oth, model := make([]int, nb), make([]int, nb), make([]int, nb), make([]int, nb)
-	binOf := func(r *attack.Result) int { return min(int(r.Sent.Seconds()/bin), nb-1) }
+	binOf := func(r *results.Result) int { return min(int(r.Sent.Seconds()/bin), nb-1) }
 	for i := range rs {
 		b := binOf(&rs[i])
 		switch outcomeOf(&rs[i]) {
@@ -409,7 +409,7 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 // latencyChart draws the latency distribution in power-of-two bins, each
 // bar split by outcome.
-func latencyChart(rs []attack.Result) chart {
+func latencyChart(rs []results.Result) chart {
 	c := chart{W: chartW, H: 180 + padTop + padBottom + 10, Class: "latency", Label: "latency distribution"}
 	type bin struct{ adm, rej, oth int }
 	bins := map[int]*bin{} // by log2 of the upper bound in µs

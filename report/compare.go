@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Comparison is compare's document: one experiment against several
@@ -26,7 +26,7 @@ type Comparison struct {
 // ComparedTarget is one target's entry.
 type ComparedTarget struct {
 	Target    string           `json:"target"`
-	Report    *attack.Report   `json:"report,omitempty"`    // profile runs
+	Report    *results.Report  `json:"report,omitempty"`    // profile runs
 	Inference *probe.Inference `json:"inference,omitempty"` // --probe runs
 	Requests  int              `json:"requests"`
 	ElapsedS  float64          `json:"elapsed_s"`
@@ -149,7 +149,7 @@ func row(label string, ts []ComparedTarget, cell func(*ComparedTarget) string) [
 }
 
 func burstRows(tailPlan string, ts []ComparedTarget) [][]string {
-	metric := func(label string, get func(m attack.BurstMetrics) string) []string {
+	metric := func(label string, get func(m results.BurstMetrics) string) []string {
 		return row(label, ts, func(t *ComparedTarget) string {
 			if t.Report == nil {
 				return missing(t)
@@ -162,21 +162,21 @@ func burstRows(tailPlan string, ts []ComparedTarget) [][]string {
 		})
 	}
 	return [][]string{
-		metric("burst size", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Size) }),
-		metric("admitted in the burst", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Admitted) }),
-		metric("of which delayed (queued)", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Delayed) }),
-		metric("added latency p50 / p99 / max", func(m attack.BurstMetrics) string {
+		metric("burst size", func(m results.BurstMetrics) string { return fmt.Sprint(m.Size) }),
+		metric("admitted in the burst", func(m results.BurstMetrics) string { return fmt.Sprint(m.Admitted) }),
+		metric("of which delayed (queued)", func(m results.BurstMetrics) string { return fmt.Sprint(m.Delayed) }),
+		metric("added latency p50 / p99 / max", func(m results.BurstMetrics) string {
 			return fmt.Sprintf("%s / %s / %s", msStr(m.AddedP50), msStr(m.AddedP99), msStr(m.AddedMax))
 		}),
-		metric("rejected", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Rejected) }),
-		metric("errors", func(m attack.BurstMetrics) string { return fmt.Sprint(m.Errors) }),
-		metric("sustained admitted rate", func(m attack.BurstMetrics) string {
+		metric("rejected", func(m results.BurstMetrics) string { return fmt.Sprint(m.Rejected) }),
+		metric("errors", func(m results.BurstMetrics) string { return fmt.Sprint(m.Errors) }),
+		metric("sustained admitted rate", func(m results.BurstMetrics) string {
 			if m.TailSent == 0 {
 				return "— (no --tail)"
 			}
 			return fmt.Sprintf("%.1f/s (%s)", m.TailRate, tailPlan)
 		}),
-		metric("send spread", func(m attack.BurstMetrics) string { return msStr(m.SendSpread) }),
+		metric("send spread", func(m results.BurstMetrics) string { return msStr(m.SendSpread) }),
 	}
 }
 

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -31,9 +31,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 //	ratecheck probe --out report/testdata/probe.jsonl 'builtin:token_bucket?rate=10/s&burst=10'
 const recordedProbe = "testdata/probe.jsonl"
 
-func readRecorded(t *testing.T, path string) *attack.Recorded {
+func readRecorded(t *testing.T, path string) *results.Recorded {
 	t.Helper()
-	rec, err := attack.ReadStreamFile(path)
+	rec, err := results.ReadStreamFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +42,14 @@ func readRecorded(t *testing.T, path string) *attack.Recorded {
 
 // probeDoc runs the whole pipeline on the recorded probe: read the stream,
 // infer, grade, build the document.
-func probeDoc(t *testing.T) (Document, *attack.Recorded) {
+func probeDoc(t *testing.T) (Document, *results.Recorded) {
 	rec := readRecorded(t, recordedProbe)
 	return NewDocument("test", "probe", "probe", probeRunOf(rec, recordedProbe)), rec
 }
 
 // probeRunOf is what `ratecheck report` does with a probe stream: infer
 // again (probe), grade (grade), then build the run to render.
-func probeRunOf(rec *attack.Recorded, path string) Run {
+func probeRunOf(rec *results.Recorded, path string) Run {
 	res := probe.FromRecorded(rec)
 	res.ResultsFile = path
 	return ProbeRun(rec.Header.Target, rec.Header.URL, res, grade.OfProbe(res))
@@ -328,14 +328,14 @@ func assertOffline(t *testing.T, els []*element, page []byte) {
 
 func TestHTMLEscapesEverything(t *testing.T) {
 	evil := `<script>alert("x")</script>&amp;"'`
-	rs := []attack.Result{
+	rs := []results.Result{
 		{Seq: 1, Phase: evil, Sent: time.Millisecond, FirstByte: 2 * time.Millisecond, Done: 2 * time.Millisecond, Status: 200},
 		{Seq: 2, Phase: evil, Key: evil, Sent: 3 * time.Millisecond, Done: 4 * time.Millisecond, Status: 429, Headers: map[string]string{"retry-after": evil}},
 		{Seq: 3, Phase: "x", Sent: 5 * time.Millisecond, Done: 90 * time.Millisecond, Error: evil},
 		{Seq: 4, Phase: "x", Sent: 6 * time.Millisecond, Done: 9 * time.Millisecond, Status: 500},
 	}
 	run := AttackRun(evil, "http://127.0.0.1:1/"+evil, evil, time.Unix(1700000000, 0), rs,
-		&attack.Report{Verdict: evil, Rows: [][]string{{evil, evil}}}, 0, []string{evil})
+		&results.Report{Verdict: evil, Rows: [][]string{{evil, evil}}}, 0, []string{evil})
 	run.Error = evil
 	run.Expectations = []expect.Outcome{{Expectation: evil, Expected: evil, Actual: evil, Result: expect.Fail, Note: evil}}
 	run.Outcome = expect.Fail
@@ -378,8 +378,8 @@ func TestHTMLEscapesInjectedMarkup(t *testing.T) {
 	url := "http://127.0.0.1:1/" + img + script
 	note := "note " + script + img
 	header := img + script
-	rs := []attack.Result{{Seq: 1, Sent: time.Millisecond, Done: 2 * time.Millisecond, Status: 429, Headers: map[string]string{"retry-after": header}}}
-	run := AttackRun("target", url, "burst", time.Unix(1700000000, 0), rs, &attack.Report{Verdict: "v"}, 0, []string{note})
+	rs := []results.Result{{Seq: 1, Sent: time.Millisecond, Done: 2 * time.Millisecond, Status: 429, Headers: map[string]string{"retry-after": header}}}
+	run := AttackRun("target", url, "burst", time.Unix(1700000000, 0), rs, &results.Report{Verdict: "v"}, 0, []string{note})
 	run.Kind = img
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, NewDocument("test", "attack", "burst", run)); err != nil {
@@ -423,7 +423,7 @@ func TestHTMLEscapesInjectedMarkup(t *testing.T) {
 }
 
 func TestHTMLEmptyAndInterrupted(t *testing.T) {
-	rec := &attack.Recorded{Header: attack.StreamHeader{Type: "header", Command: "probe", Target: "http://127.0.0.1:9/"}}
+	rec := &results.Recorded{Header: results.StreamHeader{Type: "header", Command: "probe", Target: "http://127.0.0.1:9/"}}
 	run := probeRunOf(rec, "x.jsonl")
 	if run.Complete || run.Inference == nil || run.Inference.Family != probe.Inconclusive {
 		t.Fatalf("empty interrupted probe stream gave %+v", run)
@@ -439,9 +439,9 @@ func TestHTMLEmptyAndInterrupted(t *testing.T) {
 }
 
 func TestTimelineSamplesHugeRuns(t *testing.T) {
-	rs := make([]attack.Result, 3*maxPoints+1)
+	rs := make([]results.Result, 3*maxPoints+1)
 	for i := range rs {
-		rs[i] = attack.Result{Seq: i + 1, Sent: time.Duration(i) * time.Millisecond, Done: time.Duration(i)*time.Millisecond + 500*time.Microsecond, Status: 200}
+		rs[i] = results.Result{Seq: i + 1, Sent: time.Duration(i) * time.Millisecond, Done: time.Duration(i)*time.Millisecond + 500*time.Microsecond, Status: 200}
 	}
 	c := timeline(1, rs)
 	if c.Points > maxPoints || c.Points < maxPoints/2 || c.Note == "" {
@@ -463,7 +463,7 @@ func TestChartExplainsWhatTheInferenceExplains(t *testing.T) {
 		d := time.Duration(r.Seq%3-1) * 1500 * time.Microsecond
 		r.Sent, r.FirstByte, r.Done = r.Sent+d, r.FirstByte+d, r.Done+d
 	}
-	for name, rs := range map[string][]attack.Result{"recorded": rec.Results, "jittered": jittered} {
+	for name, rs := range map[string][]results.Result{"recorded": rec.Results, "jittered": jittered} {
 		obs := probe.NewObservation(rec.Header.Start, rs)
 		inf := probe.Infer(obs)
 		run := ProbeRun(rec.Header.Target, rec.Header.URL, &probe.Result{Observation: obs, Inference: inf}, nil)
@@ -501,13 +501,13 @@ func abs(v float64) float64 {
 // Sampling a huge run keeps each outcome's share: a limiter admitting every
 // other request must not come out all one colour.
 func TestTimelineSamplingKeepsOutcomes(t *testing.T) {
-	rs := make([]attack.Result, 2*maxPoints+2)
+	rs := make([]results.Result, 2*maxPoints+2)
 	for i := range rs {
 		st := 200
 		if i%2 == 1 {
 			st = 429
 		}
-		rs[i] = attack.Result{Seq: i + 1, Sent: time.Duration(i) * time.Millisecond, Done: time.Duration(i)*time.Millisecond + 100*time.Microsecond, Status: st}
+		rs[i] = results.Result{Seq: i + 1, Sent: time.Duration(i) * time.Millisecond, Done: time.Duration(i)*time.Millisecond + 100*time.Microsecond, Status: st}
 	}
 	c := timeline(1, rs)
 	n := map[string]int{}

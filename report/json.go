@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // SchemaVersion versions the JSON report (docs/json.md). Adding a field
@@ -71,9 +71,9 @@ type Run struct {
 	ResultsFile string    `json:"results_file,omitempty"`
 	// Complete is false when the run was cut short (interrupted, or a
 	// results stream with no end record); Stopped then says why.
-	Complete bool           `json:"complete"`
-	Stopped  string         `json:"stopped,omitempty"`
-	Summary  attack.Summary `json:"summary"`
+	Complete bool            `json:"complete"`
+	Stopped  string          `json:"stopped,omitempty"`
+	Summary  results.Summary `json:"summary"`
 	// Verdict is the one-line conclusion: an attack profile's verdict or
 	// the inference's summary.
 	Verdict string `json:"verdict,omitempty"`
@@ -93,16 +93,16 @@ type Run struct {
 	// the run id the shards share, the instant they were told to start
 	// at, each shard as its stream recorded it, and the spread of the
 	// instants they actually began.
-	RunID       string                `json:"run_id,omitempty"`
-	StartAt     time.Time             `json:"start_at,omitzero"`
-	Shards      []attack.ShardSummary `json:"shards,omitempty"`
-	StartSpread time.Duration         `json:"start_spread_ns,omitempty"`
+	RunID       string                 `json:"run_id,omitempty"`
+	StartAt     time.Time              `json:"start_at,omitzero"`
+	Shards      []results.ShardSummary `json:"shards,omitempty"`
+	StartSpread time.Duration          `json:"start_spread_ns,omitempty"`
 
 	// Rows are an attack profile's table rows, for text and HTML.
 	Rows [][]string `json:"-"`
 	// Results are every request, ordered by send time, for the HTML
 	// timeline. Not in JSON: the results stream has them.
-	Results []attack.Result `json:"-"`
+	Results []results.Result `json:"-"`
 	// RTT is the smallest round trip of a decided request: the timing
 	// uncertainty of the arrival estimates.
 	RTT time.Duration `json:"-"`
@@ -128,7 +128,7 @@ func WriteJSON(w io.Writer, d Document) error {
 
 // SortResults orders results by send time (the stream is written in
 // completion order), then sequence.
-func SortResults(rs []attack.Result) []attack.Result {
+func SortResults(rs []results.Result) []results.Result {
 	out := slices.Clone(rs)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Sent != out[j].Sent {
@@ -141,8 +141,8 @@ func SortResults(rs []attack.Result) []attack.Result {
 
 // Summarize recomputes the summary of a set of results, as the engine's
 // collector would have.
-func Summarize(rs []attack.Result) attack.Summary {
-	m := attack.NewMetrics()
+func Summarize(rs []results.Result) results.Summary {
+	m := results.NewMetrics()
 	for i := range rs {
 		m.Add(&rs[i])
 	}
@@ -174,7 +174,7 @@ func ProbeRun(target, url string, res *probe.Result, g *grade.Report) Run {
 
 // AttackRun builds the run of an attack profile. rep may be nil when the
 // profile's analysis is not at hand (a results stream read back).
-func AttackRun(target, url, profile string, start time.Time, results []attack.Result, rep *attack.Report, elapsedS float64, notes []string) Run {
+func AttackRun(target, url, profile string, start time.Time, results []results.Result, rep *results.Report, elapsedS float64, notes []string) Run {
 	r := Run{Target: target, URL: url, Kind: "attack", Profile: profile, Start: start, Complete: true,
 		Results: SortResults(results), Notes: notes}
 	r.RTT = probe.MinRTT(r.Results)
@@ -200,7 +200,7 @@ func AttackRun(target, url, profile string, start time.Time, results []attack.Re
 // stored in the end record (only counts when the run ended before
 // concluding). A probe's stream is inferred again by probe.FromRecorded
 // instead.
-func AttackFromStream(rec *attack.Recorded, path string) Run {
+func AttackFromStream(rec *results.Recorded, path string) Run {
 	h := rec.Header
 	var notes []string
 	elapsed := 0.0
@@ -213,9 +213,9 @@ func AttackFromStream(rec *attack.Recorded, path string) Run {
 	if rec.Truncated {
 		notes = append(notes, "the results stream's last line was cut mid-write and is left out")
 	}
-	var rep *attack.Report
+	var rep *results.Report
 	if o := profileOutcome(rec); o != nil {
-		rep = &attack.Report{Profile: h.Profile, Verdict: o.Verdict, Rows: o.Rows, Metrics: o.Metrics}
+		rep = &results.Report{Profile: h.Profile, Verdict: o.Verdict, Rows: o.Rows, Metrics: o.Metrics}
 	}
 	r := AttackRun(h.Target, h.URL, h.Profile, h.Start, rec.Results, rep, elapsed, notes)
 	if rep == nil {
@@ -230,9 +230,9 @@ func AttackFromStream(rec *attack.Recorded, path string) Run {
 }
 
 // MergedRun builds the one run the shards of a sharded run make together
-// (attack.MergeShards). Its Results are a sample when the run is large;
+// (results.MergeShards). Its Results are a sample when the run is large;
 // the summary is every request's.
-func MergedRun(m *attack.Merged) Run {
+func MergedRun(m *results.Merged) Run {
 	h := m.Header
 	r := Run{Target: h.Target, URL: h.URL, Kind: "attack", Profile: h.Profile, Start: h.Start, Complete: m.Stopped == "",
 		Stopped: m.Stopped, Results: m.Sample, Summary: m.Summary, Verdict: m.Report.Verdict, Rows: m.Report.Rows,
@@ -253,7 +253,7 @@ func MergedRun(m *attack.Merged) Run {
 	return r
 }
 
-func profileOutcome(rec *attack.Recorded) *attack.ProfileOutcome {
+func profileOutcome(rec *results.Recorded) *results.ProfileOutcome {
 	if rec.End == nil {
 		return nil
 	}
@@ -262,11 +262,11 @@ func profileOutcome(rec *attack.Recorded) *attack.ProfileOutcome {
 
 // IsProbeStream reports whether a stream holds a probe experiment: written
 // by probe or check, or by compare --probe.
-func IsProbeStream(h attack.StreamHeader) bool {
+func IsProbeStream(h results.StreamHeader) bool {
 	return h.Command == "probe" || h.Command == "check" || (h.Command == "compare" && h.Profile == "probe")
 }
 
-func lastDone(rs []attack.Result) time.Duration {
+func lastDone(rs []results.Result) time.Duration {
 	var d time.Duration
 	for i := range rs {
 		d = max(d, rs[i].Done)
@@ -274,7 +274,7 @@ func lastDone(rs []attack.Result) time.Duration {
 	return d
 }
 
-func countsLine(s attack.Summary) string {
+func countsLine(s results.Summary) string {
 	parts := []string{fmt.Sprintf("%d requests", s.Requests), fmt.Sprintf("%d admitted", s.Admitted), fmt.Sprintf("%d rejected", s.Rejected)}
 	if s.Errors > 0 {
 		parts = append(parts, fmt.Sprintf("%d errors", s.Errors))
@@ -296,7 +296,7 @@ type Counts struct {
 
 // CountResults tallies results: admitted (2xx), rejected (429/503/403),
 // errors (no response) and other statuses.
-func CountResults(rs []attack.Result) Counts {
+func CountResults(rs []results.Result) Counts {
 	var c Counts
 	for i := range rs {
 		c.Requests++
@@ -321,7 +321,7 @@ const (
 	outOther    = "other"
 )
 
-func outcomeOf(r *attack.Result) string {
+func outcomeOf(r *results.Result) string {
 	switch {
 	case r.Error != "":
 		return outError
@@ -336,9 +336,9 @@ func outcomeOf(r *attack.Result) string {
 // AttackRunFromFile builds a live attack's report run: the profile's verdict
 // and figures from rep, every request from its results stream at path (read
 // back: a steady run keeps only aggregates in memory).
-func AttackRunFromFile(spec, path string, rep attack.Report) Run {
+func AttackRunFromFile(spec, path string, rep results.Report) Run {
 	var run Run
-	if rec, err := attack.ReadStreamFile(path); err == nil {
+	if rec, err := results.ReadStreamFile(path); err == nil {
 		elapsed := 0.0
 		if rec.End != nil {
 			elapsed = float64(rec.End.Elapsed) / 1e9

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 func TestJSONRecordedProbe(t *testing.T) {
@@ -71,13 +71,13 @@ func TestJSONRoundTrip(t *testing.T) {
 }
 
 func TestFromStreamAttack(t *testing.T) {
-	rec := &attack.Recorded{
-		Header: attack.StreamHeader{Type: "header", Command: "attack", Profile: "burst", Target: "t", Start: time.Unix(1, 0)},
-		Results: []attack.Result{
+	rec := &results.Recorded{
+		Header: results.StreamHeader{Type: "header", Command: "attack", Profile: "burst", Target: "t", Start: time.Unix(1, 0)},
+		Results: []results.Result{
 			{Seq: 2, Sent: 2 * time.Millisecond, Done: 3 * time.Millisecond, Status: 429},
 			{Seq: 1, Sent: time.Millisecond, Done: 5 * time.Millisecond, Status: 200},
 		},
-		End: &attack.StreamEnd{Type: "end", Requests: 2, Notes: []string{"n"}, Elapsed: int64(time.Second)},
+		End: &results.StreamEnd{Type: "end", Requests: 2, Notes: []string{"n"}, Elapsed: int64(time.Second)},
 	}
 	r := AttackFromStream(rec, "a.jsonl")
 	if r.Kind != "attack" || r.Inference != nil || r.Grade != nil || r.Results[0].Seq != 1 || r.ElapsedS != 1 ||
@@ -87,17 +87,17 @@ func TestFromStreamAttack(t *testing.T) {
 	if !strings.Contains(r.Verdict, "ended before the profile's verdict") || r.Metrics != nil {
 		t.Errorf("without an outcome: verdict %q, metrics %v", r.Verdict, r.Metrics)
 	}
-	rec.End.Outcome = &attack.ProfileOutcome{Verdict: "burst of 2: 1 admitted", Rows: [][]string{{"admitted", "1"}}, Metrics: attack.ProfileMetrics{Burst: &attack.BurstMetrics{Admitted: 1}}}
+	rec.End.Outcome = &results.ProfileOutcome{Verdict: "burst of 2: 1 admitted", Rows: [][]string{{"admitted", "1"}}, Metrics: results.ProfileMetrics{Burst: &results.BurstMetrics{Admitted: 1}}}
 	r = AttackFromStream(rec, "a.jsonl")
 	if m, _ := json.Marshal(r.Metrics); r.Verdict != "burst of 2: 1 admitted" || len(r.Rows) != 1 || !strings.Contains(string(m), `"admitted":1,`) {
 		t.Errorf("with an outcome: verdict %q rows %v metrics %s", r.Verdict, r.Rows, m)
 	}
-	for _, h := range []attack.StreamHeader{{Command: "probe"}, {Command: "check"}, {Command: "compare", Profile: "probe"}} {
+	for _, h := range []results.StreamHeader{{Command: "probe"}, {Command: "check"}, {Command: "compare", Profile: "probe"}} {
 		if !IsProbeStream(h) {
 			t.Errorf("%+v is a probe stream", h)
 		}
 	}
-	if IsProbeStream(attack.StreamHeader{Command: "compare", Profile: "burst"}) {
+	if IsProbeStream(results.StreamHeader{Command: "compare", Profile: "burst"}) {
 		t.Error("compare --profile burst is not a probe")
 	}
 }
@@ -105,10 +105,10 @@ func TestFromStreamAttack(t *testing.T) {
 // A merged sharded run's page counts every request, not the sample it
 // draws, and names its shards.
 func TestHTMLOfMergedRunCountsEveryRequest(t *testing.T) {
-	m := &attack.Merged{RunID: "r9", Header: attack.StreamHeader{Command: "attack", Target: "t", URL: "u", Profile: "steady"},
-		Shards:  []attack.ShardSummary{{Shard: attack.Shard{K: 1, N: 2}, Host: "h1", Requests: 3, Complete: true}, {Shard: attack.Shard{K: 2, N: 2}, Host: "h2", Requests: 3, Complete: true}},
-		Summary: attack.Summary{Requests: 6, Admitted: 6, Statuses: map[int]int{200: 6}},
-		Sample:  []attack.Result{{Seq: 1, Status: 200, Done: 1000}, {Seq: 2, Status: 200, Sent: 10, Done: 2000}}, Sampled: true}
+	m := &results.Merged{RunID: "r9", Header: results.StreamHeader{Command: "attack", Target: "t", URL: "u", Profile: "steady"},
+		Shards:  []results.ShardSummary{{Shard: results.Shard{K: 1, N: 2}, Host: "h1", Requests: 3, Complete: true}, {Shard: results.Shard{K: 2, N: 2}, Host: "h2", Requests: 3, Complete: true}},
+		Summary: results.Summary{Requests: 6, Admitted: 6, Statuses: map[int]int{200: 6}},
+		Sample:  []results.Result{{Seq: 1, Status: 200, Done: 1000}, {Seq: 2, Status: 200, Sent: 10, Done: 2000}}, Sampled: true}
 	var b strings.Builder
 	if err := WriteHTML(&b, NewDocument("dev", "attack", "steady", MergedRun(m))); err != nil {
 		t.Fatal(err)

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 func TestJUnitRecordedProbe(t *testing.T) {
@@ -102,8 +102,8 @@ func TestJUnitOutcomes(t *testing.T) {
 }
 
 func TestJUnitAttack(t *testing.T) {
-	rs := []attack.Result{{Seq: 1, Sent: 0, Done: time.Millisecond, Status: 200}, {Seq: 2, Sent: time.Millisecond, Done: 2 * time.Millisecond, Status: 429}}
-	run := AttackRun("builtin:none", "http://127.0.0.1:1/", "burst", time.Time{}, rs, &attack.Report{Verdict: "1 admitted", Rows: [][]string{{"admitted", "1"}}}, 0, nil)
+	rs := []results.Result{{Seq: 1, Sent: 0, Done: time.Millisecond, Status: 200}, {Seq: 2, Sent: time.Millisecond, Done: 2 * time.Millisecond, Status: 429}}
+	run := AttackRun("builtin:none", "http://127.0.0.1:1/", "burst", time.Time{}, rs, &results.Report{Verdict: "1 admitted", Rows: [][]string{{"admitted", "1"}}}, 0, nil)
 	var buf bytes.Buffer
 	if err := WriteJUnit(&buf, NewDocument("test", "attack", "burst", run)); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Progress draws a live status line on a terminal — phase, requests,
@@ -50,7 +50,7 @@ func NewProgress(w io.Writer, enabled bool, budget time.Duration) *Progress {
 }
 
 // Add is the engine sink: count one result.
-func (p *Progress) Add(r *attack.Result) {
+func (p *Progress) Add(r *results.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++

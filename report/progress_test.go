@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 type syncBuf struct {
@@ -33,7 +33,7 @@ func TestProgressCountsAndDraws(t *testing.T) {
 	var buf syncBuf
 	p := NewProgress(&buf, true, time.Minute)
 	for i, st := range []int{200, 429, 429, 0} {
-		r := &attack.Result{Seq: i + 1, Phase: "burst", Status: st}
+		r := &results.Result{Seq: i + 1, Phase: "burst", Status: st}
 		if st == 0 {
 			r.Error = "timeout"
 		}
@@ -62,7 +62,7 @@ func TestProgressNoColorAndDisabled(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	var buf syncBuf
 	p := NewProgress(&buf, true, 0)
-	p.Add(&attack.Result{Status: 200, Phase: "trace"})
+	p.Add(&results.Result{Status: 200, Phase: "trace"})
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(buf.String(), "trace") && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
@@ -73,7 +73,7 @@ func TestProgressNoColorAndDisabled(t *testing.T) {
 	}
 	var quiet syncBuf
 	q := NewProgress(&quiet, false, time.Minute)
-	q.Add(&attack.Result{Status: 200})
+	q.Add(&results.Result{Status: 200})
 	time.Sleep(3 * progressEvery)
 	q.Stop()
 	if quiet.String() != "" {

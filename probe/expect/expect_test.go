@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 func TestParse(t *testing.T) {
@@ -222,7 +222,7 @@ func TestVerdict(t *testing.T) {
 }
 
 func TestFactsFrom(t *testing.T) {
-	obs := &probe.Observation{Results: []attack.Result{
+	obs := &probe.Observation{Results: []results.Result{
 		{Seq: 1, Status: 200},
 		{Seq: 2, Status: 429, Headers: map[string]string{"retry-after": "1"}},
 		{Seq: 3, Status: 429},
@@ -308,9 +308,9 @@ func TestStatedCapacities(t *testing.T) {
 	if len(stated) != 1 || index[0] != 1 || stated[0].AtOnce != 81 || !stated[0].Straddle || stated[0].Window != 54*time.Second || stated[0].MayRelease {
 		t.Fatalf("stated %+v at %v", stated, index)
 	}
-	var rs []attack.Result
+	var rs []results.Result
 	for i := range 210 {
-		r := attack.Result{Seq: i, Phase: "burst", Sent: time.Second, Done: time.Second + time.Millisecond, Status: 429}
+		r := results.Result{Seq: i, Phase: "burst", Sent: time.Second, Done: time.Second + time.Millisecond, Status: 429}
 		if i < 97 {
 			r.Status = 200
 		}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // window is a window family's inference as a probe reports it.
@@ -82,7 +82,7 @@ func TestInterruptedRunFailsOnlyWhatItRefutes(t *testing.T) {
 		if i >= 30 {
 			status = 429
 		}
-		obs.Results = append(obs.Results, attack.Result{Seq: i + 1, Phase: "burst", Status: status})
+		obs.Results = append(obs.Results, results.Result{Seq: i + 1, Phase: "burst", Status: status})
 	}
 	for _, inf := range []probe.Inference{
 		{Family: probe.Inconclusive, Reason: "the probe was interrupted", Scope: "untested"},

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/nginx"
 )
 
@@ -92,7 +93,7 @@ func probeNginx(t *testing.T, conf, certFile, keyFile string) probe.Inference {
 	return res.Inference
 }
 
-func failedOf(rs []attack.Result) (n int, first string) {
+func failedOf(rs []results.Result) (n int, first string) {
 	for _, r := range rs {
 		if r.Error != "" {
 			if n == 0 {

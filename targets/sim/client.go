@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 )
 
@@ -45,7 +46,7 @@ func (c *conn) remoteAddr() string {
 
 // flight is one request on its way.
 type flight struct {
-	r       *attack.Result
+	r       *results.Result
 	c       *conn
 	req     *http.Request
 	replica *refserver.Handler
@@ -66,7 +67,7 @@ func (cl *client) send(s attack.Shot, t time.Duration, armed bool) *flight {
 	if s.At == 0 && !armed {
 		s.At = t // Do: now
 	}
-	r := &attack.Result{Seq: n.seq, Phase: s.Phase, Client: s.Client, Key: s.Key, Scheduled: s.At, Sent: t}
+	r := &results.Result{Seq: n.seq, Phase: s.Phase, Client: s.Client, Key: s.Key, Scheduled: s.At, Sent: t}
 	c := cl.take(s)
 	if c == nil {
 		c = cl.open(s)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
@@ -20,7 +21,7 @@ type rig struct {
 	t   *testing.T
 	n   *sim.Network
 	ctx context.Context // the run's context (BeginAt's)
-	got []*attack.Result
+	got []*results.Result
 }
 
 // spec parses a sim: target or fails the test.
@@ -41,7 +42,7 @@ func begin(t *testing.T, ctx context.Context, cfg sim.Config, opt attack.Options
 		t.Fatal(err)
 	}
 	r := &rig{t: t}
-	r.n = sim.New(cfg, req, opt, func(res *attack.Result) { r.got = append(r.got, res) })
+	r.n = sim.New(cfg, req, opt, func(res *results.Result) { r.got = append(r.got, res) })
 	r.ctx = r.n.BeginAt(ctx, r.n.Epoch())
 	return r
 }
@@ -53,7 +54,7 @@ func run(t *testing.T, s string, opt attack.Options) *rig {
 }
 
 // do sends one shot now and fails the test when it was not sent.
-func (r *rig) do(s attack.Shot) *attack.Result {
+func (r *rig) do(s attack.Shot) *results.Result {
 	r.t.Helper()
 	res, ok := r.n.Do(r.ctx, s)
 	if !ok || res == nil {
@@ -79,7 +80,7 @@ func every(first, step time.Duration) func(int) attack.Shot {
 func shots(k int) []attack.Shot { return make([]attack.Shot, k) }
 
 // admitted counts the 2xx results.
-func admitted(rs []*attack.Result) int {
+func admitted(rs []*results.Result) int {
 	k := 0
 	for _, r := range rs {
 		if r.Admitted() {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Network is a simulated run: an attack.Network on virtual time. Its
@@ -20,7 +21,7 @@ type Network struct {
 	cfg   Config
 	req   *attack.Request
 	opt   attack.Options
-	sinks []func(*attack.Result)
+	sinks []func(*results.Result)
 	rng   *rand.Rand
 	epoch time.Time
 
@@ -45,7 +46,7 @@ var errTimeBudget = errors.New("time budget reached")
 
 // New builds the network of cfg: an attack.NetworkFunc once cfg is bound
 // (see Func).
-func New(cfg Config, req *attack.Request, opt attack.Options, sinks ...func(*attack.Result)) *Network {
+func New(cfg Config, req *attack.Request, opt attack.Options, sinks ...func(*results.Result)) *Network {
 	if opt.Timeout <= 0 {
 		opt.Timeout = attack.DefaultTimeout
 	}
@@ -65,7 +66,7 @@ func New(cfg Config, req *attack.Request, opt attack.Options, sinks ...func(*att
 
 // Func binds cfg: the network a probe is given (probe.Options.Network).
 func Func(cfg Config) attack.NetworkFunc {
-	return func(req *attack.Request, opt attack.Options, sinks ...func(*attack.Result)) attack.Network {
+	return func(req *attack.Request, opt attack.Options, sinks ...func(*results.Result)) attack.Network {
 		return New(cfg, req, opt, sinks...)
 	}
 }
@@ -131,7 +132,7 @@ func (n *Network) After(time.Duration) <-chan time.Time { return nil }
 func (n *Network) Stopwatch() func() time.Duration { return func() time.Duration { return 0 } }
 
 // Do sends s now and runs the clock until its answer.
-func (n *Network) Do(ctx context.Context, s attack.Shot) (*attack.Result, bool) {
+func (n *Network) Do(ctx context.Context, s attack.Shot) (*results.Result, bool) {
 	if !n.mayTake(ctx) {
 		return nil, false
 	}
@@ -277,7 +278,7 @@ func (n *Network) step(t time.Duration) bool {
 			n.stop(errTimeBudget)
 			// As the engine's: an answer not in by the budget's end is
 			// abandoned.
-			n.client.abortAll(attack.NoAnswerInBudget(n.req.URL.Host))
+			n.client.abortAll(results.NoAnswerInBudget(n.req.URL.Host))
 		}
 	case evInterrupt:
 		n.cfg.Interrupt.Cancel()
@@ -294,7 +295,7 @@ func (n *Network) push(at time.Duration, kind eventKind, f *flight) {
 }
 
 // emit hands a finished result to the sinks.
-func (n *Network) emit(r *attack.Result) {
+func (n *Network) emit(r *results.Result) {
 	for _, sink := range n.sinks {
 		sink(r)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 func TestStalledAnswersComeOutTogetherInOrder(t *testing.T) {
@@ -35,7 +36,7 @@ func TestStalledAnswersComeOutTogetherInOrder(t *testing.T) {
 
 // script drives a run through every way of sending, on a jittery and
 // stalling network, and returns its results.
-func script(t *testing.T, seed string) []attack.Result {
+func script(t *testing.T, seed string) []results.Result {
 	r := run(t, "sim:token_bucket?rate=10/s&burst=20&rtt=20ms&jitter=3ms&stall=15ms&stall-share=0.2&seed="+seed, attack.Options{})
 	for range 3 {
 		r.do(attack.Shot{})
@@ -44,7 +45,7 @@ func script(t *testing.T, seed string) []attack.Result {
 	r.n.Burst(r.ctx, time.Second, shots(30))
 	r.do(attack.Shot{Fresh: true})
 	r.n.Finish()
-	out := make([]attack.Result, len(r.got))
+	out := make([]results.Result, len(r.got))
 	for i, res := range r.got {
 		out[i] = *res
 	}
@@ -67,13 +68,13 @@ func TestSameSeedSameResults(t *testing.T) {
 // stallBurst answers one request, sleeps 20s (past that request's 10s
 // timeout, when timeout is the default) and returns a stalled burst's
 // results.
-func stallBurst(t *testing.T, timeout time.Duration) []attack.Result {
+func stallBurst(t *testing.T, timeout time.Duration) []results.Result {
 	r := run(t, "sim:token_bucket?rate=10/s&burst=20&rtt=20ms&stall=50ms&stall-share=1&seed=5", attack.Options{Timeout: timeout})
 	r.do(attack.Shot{})
 	r.sleepTo(20 * time.Second)
 	r.n.Burst(r.ctx, r.n.Now(), shots(5))
 	r.n.Wait()
-	out := make([]attack.Result, len(r.got))
+	out := make([]results.Result, len(r.got))
 	for i, res := range r.got {
 		out[i] = *res
 	}

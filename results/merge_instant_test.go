@@ -1,4 +1,4 @@
-package attack
+package results
 
 import (
 	"fmt"
@@ -35,9 +35,9 @@ func writeBurstShard(t *testing.T, dir string, k int, start time.Time, late time
 		s.Add(r)
 		burst = append(burst, r)
 	}
-	m := burstPhase(burst)
+	m := BurstPhase(burst)
 	m.Idle = idle
-	s.Conclude(m.report(Summary{Requests: size}))
+	s.Conclude(m.Report(Summary{Requests: size}))
 	if err := s.Close(nil, idle+late+10*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,7 @@
-package attack
+package results
 
 import (
 	"net/http"
-	"net/netip"
 	"strings"
 	"time"
 )
@@ -29,10 +28,6 @@ type Result struct {
 	Error   string            `json:"error,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"` // rate-limit headers, lower-case names
 	Body    string            `json:"body,omitempty"`    // first 1 KiB of a non-2xx body
-
-	src   netip.Addr // the source the shot asked for (Shot.Source)
-	extra []string   // the shot's own header lines (Shot.Extra)
-	fresh bool       // Shot.Fresh
 }
 
 // Latency is from the actual send to completion.
@@ -59,7 +54,7 @@ func (r *Result) Record(status int, h http.Header, body []byte) {
 	r.Status = status
 	for name, vs := range h {
 		lower := strings.ToLower(name)
-		if !keepHeader(lower) || len(vs) == 0 {
+		if !KeepHeader(lower) || len(vs) == 0 {
 			continue
 		}
 		if r.Headers == nil {
@@ -68,7 +63,7 @@ func (r *Result) Record(status int, h http.Header, body []byte) {
 		r.Headers[lower] = strings.Join(vs, ", ")
 	}
 	if !r.Admitted() {
-		r.Body = string(body[:min(len(body), bodyKeep)])
+		r.Body = string(body[:min(len(body), BodyKeep)])
 	}
 }
 
@@ -84,12 +79,14 @@ func NoAnswerInBudget(addr string) string { return "no answer from " + addr + bu
 // budget ended before its answer came (NoAnswerInBudget).
 func (r *Result) AbandonedAtBudget() bool { return strings.HasSuffix(r.Error, budgetEnded) }
 
-// bodyKeep is how much of a non-2xx body a result keeps.
-const bodyKeep = 1024
+// BodyKeep is how much of a non-2xx body a result keeps (the wire clients
+// read no more of it).
+const BodyKeep = 1024
 
-// keepHeader reports whether a response header is recorded: the ones rate
-// limiters speak with, and Date to read an HTTP-date Retry-After against.
-func keepHeader(lower string) bool {
+// KeepHeader reports whether a response header (its lower-case name) is
+// recorded: the ones rate limiters speak with, and Date to read an
+// HTTP-date Retry-After against. The wire clients and Record ask it alike.
+func KeepHeader(lower string) bool {
 	switch lower {
 	case "retry-after", "date", "content-type", "cache-control":
 		return true

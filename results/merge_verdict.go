@@ -1,4 +1,4 @@
-package attack
+package results
 
 import (
 	"fmt"
@@ -25,8 +25,8 @@ func (g *merger) report(s Summary) Report {
 			m.Span, m.Planned = max(m.Span, o.Span), max(m.Planned, o.Planned)
 			m.CutShort = m.CutShort || o.CutShort
 		}
-		m.conclude(s, m.TargetRate > 0)
-		return m.report(m.Planned, s)
+		m.Conclude(s, m.TargetRate > 0)
+		return m.Report(m.Planned, s)
 	case "burst":
 		m := burstPhaseOf(g.burst)
 		m.RealtimeRelease = true
@@ -45,7 +45,7 @@ func (g *merger) report(s Summary) Report {
 		if m.TailSpan > 0 {
 			m.TailRate = float64(m.TailAdmitted) / m.TailSpan.Seconds()
 		}
-		return m.report(s)
+		return m.Report(s)
 	case "storm", "backoff":
 		m := ClientsMetrics{Attempts: s.Requests, Successes: s.Admitted, Bin: clientsBin}
 		for i := range n {
@@ -67,7 +67,7 @@ func (g *merger) report(s Summary) Report {
 		}
 		slices.Sort(done)
 		m.Finished = len(done)
-		m.FinishP50, m.FinishP99 = quantile(done, 0.5), quantile(done, 0.99)
+		m.FinishP50, m.FinishP99 = Quantile(done, 0.5), Quantile(done, 0.99)
 		if m.Successes > 0 {
 			m.Amplification = float64(m.Attempts) / float64(m.Successes)
 		}
@@ -76,8 +76,8 @@ func (g *merger) report(s Summary) Report {
 		}
 		var partial bool
 		m.AttemptRate, partial = fixedBinRates(g.bins, clientsBin, m.Elapsed)
-		m.PeakRate = peakRate(m.AttemptRate, partial)
-		return m.report(g.profile, s)
+		m.PeakRate = PeakRate(m.AttemptRate, partial)
+		return m.Report(g.profile, s)
 	case "boundary":
 		var m BoundaryMetrics
 		for i := range n {
@@ -96,7 +96,7 @@ func (g *merger) report(s Summary) Report {
 			m.Ratio = float64(m.Admitted) / float64(m.Limit)
 		}
 		m.Leaks = m.Ratio >= 1.5
-		return m.report(m.VolleyBefore, m.VolleyAfter, s)
+		return m.Report(m.VolleyBefore, m.VolleyAfter, s)
 	}
 	return Report{Profile: g.profile, Summary: s, Verdict: fmt.Sprintf("%s profile: %d requests", g.profile, s.Requests)}
 }
@@ -145,7 +145,7 @@ func (g *merger) burstRelease() (r shardRelease, ok bool) {
 		if len(rs) == 0 {
 			continue
 		}
-		at := firstSent(rs)
+		at := FirstSent(rs)
 		if r.first == nil || at < lo {
 			r.first, lo = g.shards[i], at
 		}

@@ -1,11 +1,9 @@
-package attack
+package results
 
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"time"
@@ -128,20 +126,20 @@ type Stream struct {
 
 // CreateStream creates (truncates) path and writes the header line.
 func CreateStream(path string, h StreamHeader) (*Stream, error) {
-	s, err := openStream(path)
+	s, err := OpenStream(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.begin(h); err != nil {
+	if err := s.Begin(h); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// openStream creates the file without writing anything yet: a run that
+// OpenStream creates the file without writing anything yet: a run that
 // waits for its start instant learns at once that it cannot write, and
-// writes its header (with the instant it began) after the wait.
-func openStream(path string) (*Stream, error) {
+// writes its header (with the instant it began) after the wait (Begin).
+func OpenStream(path string) (*Stream, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write results to %s: %w", path, err)
@@ -149,9 +147,9 @@ func openStream(path string) (*Stream, error) {
 	return &Stream{f: f, w: bufio.NewWriterSize(f, 64<<10), ch: make(chan *Result, 8192), done: make(chan struct{})}, nil
 }
 
-// begin writes the header line and starts the writer; on error the file
-// is closed.
-func (s *Stream) begin(h StreamHeader) error {
+// Begin writes the header line of a stream from OpenStream and starts the
+// writer; on error the file is closed.
+func (s *Stream) Begin(h StreamHeader) error {
 	h.Type, h.Schema, h.Tool = "header", StreamSchema, "ratecheck"
 	if err := s.writeLine(h); err != nil {
 		s.f.Close()
@@ -165,8 +163,8 @@ func (s *Stream) begin(h StreamHeader) error {
 	return nil
 }
 
-// discard closes and removes a stream whose run never began.
-func (s *Stream) discard() {
+// Discard closes and removes a stream whose run never began.
+func (s *Stream) Discard() {
 	s.f.Close()
 	os.Remove(s.f.Name())
 }
@@ -289,141 +287,3 @@ func (s *Stream) Close(notes []string, elapsed time.Duration) error {
 	s.mu.Unlock()
 	return s.closeErr
 }
-
-// Recorded is a results file read back.
-type Recorded struct {
-	Header    StreamHeader
-	Results   []Result
-	End       *StreamEnd // nil when the run was interrupted
-	Truncated bool       // the last line was cut mid-write
-}
-
-// ReadStreamFile reads the results file at path (ReadStream).
-func ReadStreamFile(path string) (*Recorded, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadStream(f)
-}
-
-// ReadStream reads a results file, keeping everything before a damaged
-// tail (a run killed mid-write). It holds every result in memory; a
-// StreamReader reads one at a time.
-func ReadStream(r io.Reader) (*Recorded, error) {
-	sr, err := NewStreamReader(r)
-	if err != nil {
-		return nil, err
-	}
-	rec := &Recorded{Header: sr.Header}
-	for {
-		res, ok := sr.Next()
-		if !ok {
-			break
-		}
-		rec.Results = append(rec.Results, *res)
-	}
-	if err := sr.Err(); err != nil {
-		return nil, err
-	}
-	rec.End, rec.Truncated = sr.End, sr.Truncated
-	return rec, nil
-}
-
-// StreamReader reads a results file one result at a time, in constant
-// memory: the header first, then Next until it reports false, then End
-// (nil for an interrupted run), Truncated and Err.
-type StreamReader struct {
-	Header    StreamHeader
-	End       *StreamEnd
-	Truncated bool // the last line was cut mid-write
-
-	sc   *bufio.Scanner
-	line int
-	err  error
-}
-
-// NewStreamReader reads the header, which must be the first record.
-func NewStreamReader(r io.Reader) (*StreamReader, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	s := &StreamReader{sc: sc}
-	for sc.Scan() {
-		s.line++
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		var probe struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(b, &probe); err != nil {
-			return nil, fmt.Errorf("line %d: not a ratecheck results file: %w", s.line, err)
-		}
-		if probe.Type != "header" {
-			return nil, fmt.Errorf("line %d: not a ratecheck results file (no header record)", s.line)
-		}
-		if err := json.Unmarshal(b, &s.Header); err != nil {
-			return nil, fmt.Errorf("line %d: bad header: %w", s.line, err)
-		}
-		if s.Header.Schema > StreamSchema {
-			return nil, fmt.Errorf("results schema %d is newer than this ratecheck understands (%d): upgrade ratecheck", s.Header.Schema, StreamSchema)
-		}
-		return s, nil
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return nil, errors.New("not a ratecheck results file: no header record")
-}
-
-// Next returns the next result; false at the end of the file, at its end
-// record, at a damaged tail, or on an error (Err).
-func (s *StreamReader) Next() (*Result, bool) {
-	for s.err == nil && s.End == nil && !s.Truncated && s.sc.Scan() {
-		s.line++
-		b := s.sc.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		var probe struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(b, &probe); err != nil {
-			s.Truncated = true
-			return nil, false
-		}
-		switch probe.Type {
-		case "result":
-			var res Result
-			if err := json.Unmarshal(b, &res); err != nil {
-				s.err = fmt.Errorf("line %d: bad result: %w", s.line, err)
-				return nil, false
-			}
-			return &res, true
-		case "end":
-			end := &StreamEnd{}
-			if err := json.Unmarshal(b, end); err != nil {
-				s.err = fmt.Errorf("line %d: bad end record: %w", s.line, err)
-				return nil, false
-			}
-			if o := end.Outcome; o != nil && o.Profile == "" {
-				o.Profile = s.Header.Profile
-				if err := o.decodeMetrics(o.Profile); err != nil {
-					s.err = fmt.Errorf("line %d: bad end record: %w", s.line, err)
-					return nil, false
-				}
-			}
-			s.End = end
-			return nil, false
-		}
-	}
-	if s.err == nil {
-		s.err = s.sc.Err()
-	}
-	return nil, false
-}
-
-// Err is the first error reading the file (a damaged tail is not one).
-func (s *StreamReader) Err() error { return s.err }

@@ -1,4 +1,4 @@
-package attack
+package results
 
 import (
 	"encoding/json"

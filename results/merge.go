@@ -1,4 +1,4 @@
-package attack
+package results
 
 import (
 	"fmt"
@@ -189,8 +189,8 @@ type merger struct {
 	base   time.Time
 	shards []*shardRead
 	total  *Metrics
-	burst  [][]*Result // each shard's burst requests: at most ConnsCeiling per shard
-	tail   count
+	burst  [][]*Result // each shard's burst requests: at most attack.ConnsCeiling per shard
+	tail   Count
 	// storm/backoff: each client's admitted answers' completion times,
 	// and attempts per 100 ms from offset 0 (bins grow with the run's
 	// length, not its size).
@@ -320,7 +320,7 @@ func (g *merger) conclude() *Merged {
 			sum.Verdict = s.end.Outcome.Verdict
 		}
 		if !sum.Complete {
-			m.Stopped = string(StopInterrupted)
+			m.Stopped = Interrupted
 		}
 		if s.end != nil {
 			m.Elapsed = max(m.Elapsed, s.shift+time.Duration(s.end.Elapsed))
@@ -346,7 +346,7 @@ func (g *merger) conclude() *Merged {
 	m.Sampled = g.seen > len(g.sample)
 	sort.SliceStable(m.Sample, func(i, j int) bool { return m.Sample[i].Sent < m.Sample[j].Sent })
 	m.Report = g.verdict(m)
-	if why := untested(m.Summary, StopReason(m.Stopped)); why != "" {
+	if why := m.Summary.Untested(m.Stopped); why != "" {
 		m.Report.Verdict = "not tested: " + why
 	}
 	m.Report.Notes = m.Notes
