@@ -2,13 +2,15 @@ package probe
 
 import (
 	"fmt"
+	"github.com/ratecheck/ratecheck/results"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/results"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // An answer is earned only when the experiment that tells it from the
@@ -50,32 +52,32 @@ func (p push) largest() int {
 // never ran or got no answers, a target that rejected nothing but was not
 // pushed hard enough to say so, or a limit reached whose recovery was
 // never traced.
-func (o *Observation) unearned(rejections int) string {
-	if o.Stopped == StopInterrupted {
-		return fmt.Sprintf("the probe was interrupted (%s): a cut-short probe names no family; run it again to the end", o.progress())
+func unearned(o *observation.Observation, rejections int) string {
+	if o.Stopped == observation.StopInterrupted {
+		return fmt.Sprintf("the probe was interrupted (%s): a cut-short probe names no family; run it again to the end", progress(o))
 	}
-	bursts := o.burstPhases()
-	if len(bursts) == 0 || len(o.phase(bursts[0])) == 0 {
-		return "the burst phase did not run" + o.budgetNote(firstBurstSize+afterBurstReserve)
+	bursts := o.BurstPhases()
+	if len(bursts) == 0 || len(o.Phase(bursts[0])) == 0 {
+		return "the burst phase did not run" + budgetNote(o, firstBurstSize+afterBurstReserve)
 	}
 	for _, b := range bursts {
-		rs := o.phase(b)
+		rs := o.Phase(b)
 		if failed, n, first := failures(rs); float64(failed) > maxFailedShare*float64(n) {
 			// A pacer holds a large burst longer than the per-request
 			// timeout: those answers are its fingerprint, not a failure,
 			// when the answered ones leave in its staircase.
-			if held, _, _ := pacedBurst(rs, o.serviceTime()); held > 0 && rejections == 0 && failed-timeouts(rs) <= int(maxFailedShare*float64(n)) {
+			if held, _, _ := pacedBurst(rs, o.ServiceTime()); held > 0 && rejections == 0 && failed-timeouts(rs) <= int(maxFailedShare*float64(n)) {
 				continue
 			}
 			return fmt.Sprintf("%d of the %d requests of the burst got no answer (%s): its capacity could not be measured", failed, n, first)
 		}
 	}
 	if rejections == 0 {
-		if held, _, _ := o.heldBack(); held > 0 {
+		if held, _, _ := heldBack(o); held > 0 {
 			return "" // a queue that never rejected: the pacer fit (pacer.go) decides
 		}
-		p := o.push()
-		if failed, n, first := failures(o.phase(phaseSustain)); n > 0 && float64(failed) > maxFailedShare*float64(n) {
+		p := pushOf(o)
+		if failed, n, first := failures(o.Phase(observation.PhaseSustain)); n > 0 && float64(failed) > maxFailedShare*float64(n) {
 			return fmt.Sprintf("%d of the %d requests of the sustained phase got no answer (%s)", failed, n, first)
 		}
 		var short []string
@@ -87,28 +89,28 @@ func (o *Observation) unearned(rejections int) string {
 		}
 		if len(short) > 0 {
 			return "nothing was rejected, but the probe could not push hard enough to rule a limit out: " + strings.Join(short, " and ") +
-				o.budgetNote(noneMinBurst*burstGrowth+afterBurstReserve)
+				budgetNote(o, noneMinBurst*burstGrowth+afterBurstReserve)
 		}
 		return ""
 	}
 	decidedTrace := 0
-	for _, r := range o.phase(phaseTrace) {
-		if decided(&r) {
+	for _, r := range o.Phase(observation.PhaseTrace) {
+		if observation.Decided(&r) {
 			decidedTrace++
 		}
 	}
 	if decidedTrace < minTraceDecisions {
 		return fmt.Sprintf("the limit was reached, but the recovery trace that shows how capacity returns did not run (%d decided requests, at least %d needed)", decidedTrace, minTraceDecisions) +
-			o.budgetNote(afterBurstReserve)
+			budgetNote(o, afterBurstReserve)
 	}
-	if n, span := o.unrecovered(); n > 0 {
+	if n, span := unrecovered(o); n > 0 {
 		s := fmt.Sprintf("the limit was reached and capacity never came back: nothing was admitted in the %d requests of the %.1f s that followed, so how it returns (the window, the rate) was not measured; ", n, span.Seconds())
-		if w := o.declaredWindow(); w > span && enoughFor(w) > longestUsefulProbe {
+		if w := declaredWindow(o); w > span && enoughFor(w) > longestUsefulProbe {
 			s += fmt.Sprintf("the headers declare a window of %s, longer than a probe should wait (the quota's partial answer says what was measured)", fmtSpan(w))
 		} else {
 			s += fmt.Sprintf("the window is longer than that, and a --max-time of %s or more would hold three of it", enoughFor(max(span, w)))
 		}
-		return s + o.budgetNote(0)
+		return s + budgetNote(o, 0)
 	}
 	return ""
 }
@@ -131,7 +133,7 @@ const longestUsefulProbe = 30 * time.Minute
 
 // declaredWindow is the window the run's quota headers declare (a RateLimit
 // policy's w=), 0 when none does.
-func (o *Observation) declaredWindow() time.Duration {
+func declaredWindow(o *observation.Observation) time.Duration {
 	for i := range o.Results {
 		if _, w := attack.QuotaHints(o.Results[i].Headers); w > 0 {
 			return w
@@ -146,12 +148,12 @@ func (o *Observation) declaredWindow() time.Duration {
 // then saw no capacity return, and a window or rate fitted to that run
 // is any window longer than the run (a 5 s probe of a 10 s sliding log
 // was named a fixed window of 31.5 s ± 28.5 s at confidence 0.5).
-func (o *Observation) unrecovered() (int, time.Duration) {
-	recovery := []string{phaseTrace, phaseRetryWait, phaseResetWait, phaseSplit}
+func unrecovered(o *observation.Observation) (int, time.Duration) {
+	recovery := []string{observation.PhaseTrace, observation.PhaseRetryWait, observation.PhaseResetWait, observation.PhaseSplit}
 	var first, last time.Duration
 	n := 0
 	for _, r := range o.Results {
-		if !slices.Contains(recovery, r.Phase) || !decided(&r) {
+		if !slices.Contains(recovery, r.Phase) || !observation.Decided(&r) {
 			continue
 		}
 		if r.Admitted() {
@@ -198,16 +200,16 @@ const (
 // sustained phase of a run that rejected nothing, out of all of their
 // requests, and the longest such delay. Latency a flood adds by load alone
 // does not count (see the constants).
-func (o *Observation) heldBack() (held, n int, most time.Duration) {
-	service := o.serviceTime()
-	for _, b := range o.burstPhases() {
-		rs := o.phase(b)
+func heldBack(o *observation.Observation) (held, n int, most time.Duration) {
+	service := o.ServiceTime()
+	for _, b := range o.BurstPhases() {
+		rs := o.Phase(b)
 		n += len(rs)
 		h, _, m := pacedBurst(rs, service)
 		held += h
 		most = max(most, m)
 	}
-	s := o.phase(phaseSustain)
+	s := o.Phase(observation.PhaseSustain)
 	n += len(s)
 	if k := len(s) / 10; k >= 3 {
 		head, tail := medianLatency(s[:k]), medianLatency(s[len(s)-k:])
@@ -284,13 +286,13 @@ func medianLatency(rs []results.Result) time.Duration {
 
 // push measures the bursts and the sustained phase of a run that rejected
 // nothing.
-func (o *Observation) push() push {
+func pushOf(o *observation.Observation) push {
 	var p push
 	var first, last time.Duration = -1, 0
-	for _, b := range o.burstPhases() {
-		rs := o.phase(b)
-		p.bursts = append(p.bursts, countAdmitted(rs))
-		p.total += countAdmitted(rs)
+	for _, b := range o.BurstPhases() {
+		rs := o.Phase(b)
+		p.bursts = append(p.bursts, observation.CountAdmitted(rs))
+		p.total += observation.CountAdmitted(rs)
 		for _, r := range rs {
 			if first < 0 || r.Sent < first {
 				first = r.Sent
@@ -298,8 +300,8 @@ func (o *Observation) push() push {
 			last = max(last, r.Sent)
 		}
 	}
-	if s := o.phase(phaseSustain); len(s) > 0 {
-		p.sustained = countAdmitted(s)
+	if s := o.Phase(observation.PhaseSustain); len(s) > 0 {
+		p.sustained = observation.CountAdmitted(s)
 		p.total += p.sustained
 		p.span = s[len(s)-1].Sent - s[0].Sent
 		last = max(last, s[len(s)-1].Sent)
@@ -330,18 +332,18 @@ func (p push) fact() string {
 }
 
 // progress says how far a run got: its last phase, requests and time.
-func (o *Observation) progress() string {
+func progress(o *observation.Observation) string {
 	if len(o.Results) == 0 {
 		return "before the first request"
 	}
-	rs := sortedResults(o.Results)
+	rs := observation.SortedResults(o.Results)
 	last := rs[len(rs)-1]
 	return fmt.Sprintf("during the %s phase, after %d requests in %.1f s", strings.SplitN(last.Phase, "-", 2)[0], len(rs), last.Sent.Seconds())
 }
 
 // budgetNote says what the budget was and roughly what would have held the
 // missing phase (needed more requests than the run had left).
-func (o *Observation) budgetNote(needed int) string {
+func budgetNote(o *observation.Observation, needed int) string {
 	b := o.Budget
 	if b.MaxRequests == 0 {
 		return ""

@@ -5,16 +5,18 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // facts are the 3–5 observations that decided the inference, phrased so a
 // reader can check them against the results file.
-func (o *Observation) facts(inf Inference) []string {
+func facts(o *observation.Observation, inf Inference) []string {
 	var out []string
-	if b := o.phase(o.lastBurstPhase()); len(b) > 0 {
+	if b := o.Phase(o.LastBurstPhase()); len(b) > 0 {
 		adm, rej, delayed := 0, 0, 0
 		var maxDelay time.Duration
-		service := o.serviceTime()
+		service := o.ServiceTime()
 		for i := range b {
 			switch {
 			case b[i].Admitted():
@@ -51,18 +53,18 @@ func (o *Observation) facts(inf Inference) []string {
 		}
 		out = append(out, s)
 	}
-	if seq := o.phase(phaseSequential); len(seq) > 0 {
+	if seq := o.Phase(observation.PhaseSequential); len(seq) > 0 {
 		out = append(out, fmt.Sprintf("%d sequential requests right after the burst: %d admitted%s",
-			len(seq), countAdmitted(seq), map[bool]string{true: " (only concurrent requests are limited)", false: ""}[countAdmitted(seq) == len(seq)]))
+			len(seq), observation.CountAdmitted(seq), map[bool]string{true: " (only concurrent requests are limited)", false: ""}[observation.CountAdmitted(seq) == len(seq)]))
 	}
-	if tr := o.phase(phaseTrace); len(tr) > 0 {
-		adm := admittedSent(tr)
+	if tr := o.Phase(observation.PhaseTrace); len(tr) > 0 {
+		adm := observation.AdmittedSent(tr)
 		span := (tr[len(tr)-1].Sent - tr[0].Sent).Seconds()
 		switch {
 		case len(adm) == 0:
 			out = append(out, fmt.Sprintf("recovery trace: nothing admitted in %d requests over %.1f s", len(tr), span))
 		default:
-			steps := groupStarts(tr, o.traceGap())
+			steps := groupStarts(tr, traceGap(o))
 			first := adm[0] - tr[0].Sent
 			s := fmt.Sprintf("recovery trace (%d requests over %.1f s): first admission %.0f ms after exhaustion, %d admitted",
 				len(tr), span, float64(first)/1e6, len(adm))
@@ -76,7 +78,7 @@ func (o *Observation) facts(inf Inference) []string {
 		}
 	}
 	if inf.CountsRejected != nil && *inf.CountsRejected {
-		if f := o.lockoutFact(); f != "" {
+		if f := lockoutFact(o); f != "" {
 			out = append(out, f)
 		}
 	}
@@ -84,7 +86,7 @@ func (o *Observation) facts(inf Inference) []string {
 		out = append(out, fmt.Sprintf("a penalty: each rejection shuts the key for %s s, whatever the client sends meanwhile; a client that waits that long after a rejection is admitted", fnum(p.DurationS)))
 	}
 	if inf.Family == limiter.None {
-		out = append(out, o.push().fact())
+		out = append(out, pushOf(o).fact())
 	}
 	if inf.Family != Inconclusive && inf.Family != limiter.None && inf.Decisions > 0 {
 		s := fmt.Sprintf("the %s model reproduces %d of %d decisions", inf.Family, inf.Explained, inf.Decisions)
@@ -101,7 +103,7 @@ func (o *Observation) facts(inf Inference) []string {
 	switch inf.Family {
 	case limiter.TokenBucket:
 		if inf.RefillS > 0 {
-			out = append(out, o.clumpFact(inf), fmt.Sprintf("older Envoy local_ratelimit (max_tokens %d, tokens_per_fill %s, fill_interval %ss) and bucket4j refillIntervally behave the same",
+			out = append(out, clumpFact(o, inf), fmt.Sprintf("older Envoy local_ratelimit (max_tokens %d, tokens_per_fill %s, fill_interval %ss) and bucket4j refillIntervally behave the same",
 				inf.Burst, fnum(inf.tokensPerFill()), fnum(inf.RefillS)))
 			break
 		}
@@ -122,12 +124,12 @@ func (o *Observation) facts(inf Inference) []string {
 		}
 		out = append(out, fmt.Sprintf("this is nginx limit_req rate=%sr/s burst=%d without nodelay: excess requests are queued 1/r apart", fnum(inf.RatePerS), inf.Burst))
 	case limiter.Tiers:
-		if f := o.tiersFact(inf); f != "" {
+		if f := tiersFact(o, inf); f != "" {
 			out = append(out, f)
 		}
 	}
-	out = append(out, replicaFacts(o.replicaFindings())...) // replicas.go
-	if _, fact := o.storeFailure(inf); fact != "" {
+	out = append(out, replicaFacts(replicaFindings(o))...) // replicas.go
+	if _, fact := storeFailure(o, inf); fact != "" {
 		out = append(out, fact) // storefail.go
 	}
 	return append(out, scopeFacts(inf)...) // scope.go
@@ -135,13 +137,13 @@ func (o *Observation) facts(inf Inference) []string {
 
 // clumpFact says how an interval refill's capacity came back in the trace:
 // in clumps at the fill instants, nothing in between.
-func (o *Observation) clumpFact(inf Inference) string {
+func clumpFact(o *observation.Observation, inf Inference) string {
 	s := fmt.Sprintf("capacity returns in clumps of %s every %s s", fnum(inf.tokensPerFill()), fnum(inf.RefillS))
 	if inf.PhaseS != nil {
 		s += fmt.Sprintf(" (interval refill at phase %s s)", fnum(*inf.PhaseS))
 	}
 	s += ", not continuously"
-	if sizes, _ := clumps(o.phase(phaseTrace)); len(sizes) > 0 {
+	if sizes, _ := clumps(o.Phase(observation.PhaseTrace)); len(sizes) > 0 {
 		s += fmt.Sprintf(": the recovery trace was admitted in %d runs of %s, rejected in between; a client gains nothing by waiting less than the next fill", len(sizes), runsText(sizes))
 	}
 	return s
@@ -177,14 +179,14 @@ func runnerUp(inf Inference) *Alternative {
 // lockoutFact describes the longest time the trace found the key shut
 // before an admission, and the silence that reopened it: what a client that
 // retries without pause would live through.
-func (o *Observation) lockoutFact() string {
-	tr := o.phase(phaseTrace)
+func lockoutFact(o *observation.Observation) string {
+	tr := o.Phase(observation.PhaseTrace)
 	var shutFrom, bestShut, bestQuiet time.Duration = -1, 0, 0
 	knocks, bestKnocks := 0, 0
 	for i := range tr {
 		r := &tr[i]
 		switch {
-		case !decided(r):
+		case !observation.Decided(r):
 		case r.Rejected():
 			if shutFrom < 0 {
 				shutFrom, knocks = r.Sent, 0

@@ -3,11 +3,12 @@ package probe
 import (
 	"context"
 	"fmt"
+	"github.com/ratecheck/ratecheck/results"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A request that got no answer (refused, reset, timed out), or a server
@@ -76,15 +77,15 @@ func failure(r *results.Result) string {
 // releasedAtOnce reports whether a phase's requests leave together: its
 // failures may be a pacer's held answers, not a dead target.
 func releasedAtOnce(phase string) bool {
-	return phase == phaseBurst || strings.HasPrefix(phase, phaseBurst+"-") || phase == phaseSilentBurst
+	return phase == observation.PhaseBurst || strings.HasPrefix(phase, observation.PhaseBurst+"-") || phase == observation.PhaseSilentBurst
 }
 
 // failures reads o's failed requests; nil when there are none. A run cut
 // short by an interruption fails its in-flight requests itself: those are
 // the interruption's, said elsewhere, so an interrupted run's phases are
 // not called cut by errors.
-func (o *Observation) failures() *Failures {
-	rs := sortedResults(o.Results)
+func failuresOf(o *observation.Observation) *Failures {
+	rs := observation.SortedResults(o.Results)
 	var f Failures
 	perPhase := map[string][2]int{} // failed, sent
 	var phases []string
@@ -107,7 +108,7 @@ func (o *Observation) failures() *Failures {
 		return nil
 	}
 	f.Of = len(rs)
-	if o.Stopped == StopInterrupted {
+	if o.Stopped == observation.StopInterrupted {
 		return &f
 	}
 	for _, ph := range phases {

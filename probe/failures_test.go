@@ -9,6 +9,8 @@ import (
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/refserver"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // The run the bad-input sweep recorded: a token bucket of 10/s burst 20
@@ -32,29 +34,29 @@ func TestTargetKilledMidProbeIsNoAnswer(t *testing.T) {
 func TestFailuresCutThePhasesTheyEmptied(t *testing.T) {
 	burst := 1000 * ms
 	limited := func() *obsBuilder {
-		return newObs().calibrated().add(phaseBurst, 10, burst, ms, 0, 200, "").add(phaseBurst, 30, burst, ms, 0, 429, "").
-			spaced(phaseTrace, 40, burst+10*ms, 25*ms, 429).spaced(phaseTrace, 1, burst+time.Second, 0, 200)
+		return newObs().calibrated().add(observation.PhaseBurst, 10, burst, ms, 0, 200, "").add(observation.PhaseBurst, 30, burst, ms, 0, 429, "").
+			spaced(observation.PhaseTrace, 40, burst+10*ms, 25*ms, 429).spaced(observation.PhaseTrace, 1, burst+time.Second, 0, 200)
 	}
 	refused := "connection refused to 127.0.0.1:1"
 	cases := []struct {
 		name      string
-		obs       *Observation
+		obs       *observation.Observation
 		cut, lost bool
 	}{
 		{"answered throughout", limited().obs, false, false},
-		{"one reset among the sequential requests", limited().add(phaseSequential, 4, burst+5*ms, ms, 0, 429, "").
-			add(phaseSequential, 1, burst+6*ms, ms, 0, 0, "connection reset").obs, false, false},
-		{"dead from some instant on", limited().spaced(phaseSplit, lostAfter, 3*time.Second, 10*ms, 0).obs, true, true},
+		{"one reset among the sequential requests", limited().add(observation.PhaseSequential, 4, burst+5*ms, ms, 0, 429, "").
+			add(observation.PhaseSequential, 1, burst+6*ms, ms, 0, 0, "connection reset").obs, false, false},
+		{"dead from some instant on", limited().spaced(observation.PhaseSplit, lostAfter, 3*time.Second, 10*ms, 0).obs, true, true},
 		// A server error is no decision either (503 is a rejection).
-		{"500s from some instant on", limited().spaced(phaseSplit, lostAfter, 3*time.Second, 10*ms, 500).obs, true, true},
-		{"503s are rejections", limited().spaced(phaseSplit, lostAfter, 3*time.Second, 10*ms, 503).obs, false, false},
-		{"one phase failing, the target alive after it", limited().add(phaseScopeRef, 5, 2*time.Second, ms, 0, 0, refused).
-			spaced(phaseRetryWait, 3, 3*time.Second, 10*ms, 200).obs, true, false},
+		{"500s from some instant on", limited().spaced(observation.PhaseSplit, lostAfter, 3*time.Second, 10*ms, 500).obs, true, true},
+		{"503s are rejections", limited().spaced(observation.PhaseSplit, lostAfter, 3*time.Second, 10*ms, 503).obs, false, false},
+		{"one phase failing, the target alive after it", limited().add(observation.PhaseScopeRef, 5, 2*time.Second, ms, 0, 0, refused).
+			spaced(observation.PhaseRetryWait, 3, 3*time.Second, 10*ms, 200).obs, true, false},
 		// Answers the run's own time budget abandoned are its cut, not
 		// the target's failure (a queue holding the last trace requests).
-		{"abandoned at the time budget's end", limited().add(phaseTrace, 2*lostAfter, 50*time.Second, 9*time.Second, 0, 0, results.NoAnswerInBudget("127.0.0.1:1")).obs, false, false},
+		{"abandoned at the time budget's end", limited().add(observation.PhaseTrace, 2*lostAfter, 50*time.Second, 9*time.Second, 0, 0, results.NoAnswerInBudget("127.0.0.1:1")).obs, false, false},
 		// A pacer may hold a burst past the timeout: the burst's rule judges those.
-		{"a burst's own failures", limited().add(phaseBurst+"-1", lostAfter*2, 4*time.Second, 10*time.Second, 0, 0, "timeout after 10s").obs, false, false},
+		{"a burst's own failures", limited().add(observation.PhaseBurst+"-1", lostAfter*2, 4*time.Second, 10*time.Second, 0, 0, "timeout after 10s").obs, false, false},
 	}
 	for _, c := range cases {
 		for i := range c.obs.Results {
@@ -83,14 +85,14 @@ func TestLostWatchStopsOnAStreakOutsideBursts(t *testing.T) {
 			w.add(&results.Result{Phase: phase, Error: "connection refused"})
 		}
 	}
-	fail(phaseBurst, 3*lostAfter)
-	fail(phaseTrace, lostAfter-1)
-	w.add(&results.Result{Phase: phaseTrace, Status: 429})
-	fail(phaseTrace, lostAfter-1)
+	fail(observation.PhaseBurst, 3*lostAfter)
+	fail(observation.PhaseTrace, lostAfter-1)
+	w.add(&results.Result{Phase: observation.PhaseTrace, Status: 429})
+	fail(observation.PhaseTrace, lostAfter-1)
 	if w.stopped() || ctx.Err() != nil {
 		t.Fatal("stopped before lostAfter failures in a row outside a burst")
 	}
-	fail(phaseScopeRef, 1)
+	fail(observation.PhaseScopeRef, 1)
 	if !w.stopped() || ctx.Err() == nil {
 		t.Fatal("not stopped after lostAfter failures in a row")
 	}
@@ -136,8 +138,8 @@ func TestProbeOfATargetThatDiesStopsAndNamesNothing(t *testing.T) {
 // decided: its evidence says no request got an answer, and nothing about
 // queueing.
 func TestBurstWithoutAnswersSaysSo(t *testing.T) {
-	o := newObs().calibrated().add(phaseBurst, 50, time.Second, ms, 0, 0, "interrupted before the answer").obs
-	o.Stopped = StopInterrupted
+	o := newObs().calibrated().add(observation.PhaseBurst, 50, time.Second, ms, 0, 0, "interrupted before the answer").obs
+	o.Stopped = observation.StopInterrupted
 	inf := Infer(o)
 	want := "burst of 50 released at once: 0 admitted, 0 rejected, 50 got no answer (interrupted before the answer)"
 	for _, e := range inf.Evidence {

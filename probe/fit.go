@@ -12,6 +12,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Candidate is one model with parameters and how well it explains the run.
@@ -73,22 +75,22 @@ func fitCPUs() int {
 
 // fitFamily replays every config (at each of its clock offsets) and returns
 // the best ones (all that tie for the fewest mismatches).
-func fitFamily(evs []event, cfgs []limiter.Config, rtt time.Duration) []Candidate {
+func fitFamily(evs []observation.Event, cfgs []limiter.Config, rtt time.Duration) []Candidate {
 	return fitFamilyWithin(evs, cfgs, rtt, 0)
 }
 
 // abandoned says whether the fit of the time line evs was abandoned
 // (event.stop).
-func abandoned(evs []event) bool {
-	return len(evs) > 0 && evs[0].stop != nil && evs[0].stop.Load()
+func abandoned(evs []observation.Event) bool {
+	return len(evs) > 0 && evs[0].Stop != nil && evs[0].Stop.Load()
 }
 
 // fitFamilyWithin is fitFamily keeping every candidate within margin
 // mismatches of the best, best first: a coarse grid's nearest point to the
 // truth may miss a decision or two that a finer one explains.
-func fitFamilyWithin(evs []event, cfgs []limiter.Config, rtt time.Duration, margin int) []Candidate {
-	unc := decisionUncertainty(rtt)
-	byKey := keyMajor(evs) // see keyMajor; the concurrency cap needs time order
+func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Duration, margin int) []Candidate {
+	unc := observation.DecisionUncertainty(rtt)
+	byKey := observation.KeyMajor(evs) // see keyMajor; the concurrency cap needs time order
 	// Replays are independent: split the grid into contiguous chunks, one
 	// per CPU, sharing the best mismatch count found so far as the bound,
 	// and merge in grid order so the result is the same as a serial scan.
@@ -241,18 +243,18 @@ type hypotheses struct {
 	refill refillHypotheses
 }
 
-func (o *Observation) hypotheses() hypotheses {
+func hypothesesOf(o *observation.Observation) hypotheses {
 	var h hypotheses
-	cal := countAdmitted(o.phase(phaseCalibrate))
+	cal := observation.CountAdmitted(o.Phase(observation.PhaseCalibrate))
 	burstAdm := 0
-	for _, name := range o.burstPhases() {
-		burstAdm = countAdmitted(o.phase(name))
+	for _, name := range o.BurstPhases() {
+		burstAdm = observation.CountAdmitted(o.Phase(name))
 	}
 	if o.PerConnection() {
 		// A burst's admissions are of many connections, each with its
 		// own capacity: one connection's run before its first rejection
 		// is the capacity (the calibration is in it).
-		burstAdm, cal = o.connCapacity(), 0
+		burstAdm, cal = connCapacity(o), 0
 	}
 	seen := map[int]bool{}
 	// A burst that straddled a window boundary admits two windows' worth:
@@ -266,7 +268,7 @@ func (o *Observation) hypotheses() hypotheses {
 	for k := 0; k <= cal; k++ {
 		h.capacities = append(h.capacities, burstAdm+k)
 	}
-	for _, g := range admissionRuns(o.phase(phaseTrace)) {
+	for _, g := range observation.AdmissionRuns(o.Phase(observation.PhaseTrace)) {
 		if g >= minStepRun {
 			bases = append(bases, g)
 		}
@@ -281,14 +283,14 @@ func (o *Observation) hypotheses() hypotheses {
 	}
 	sort.Ints(h.limits)
 
-	tr := o.phase(phaseTrace)
+	tr := o.Phase(observation.PhaseTrace)
 	// Rate from the trace. Two estimates: the spacing of admissions (a
 	// bucket refilling) and the spacing of departures, send + latency
 	// (a shaping queue releasing exactly 1/r apart, which is precise to a
 	// fraction of a percent). A queue's replay is so sharp — 1% off and
 	// every later decision shifts — that each estimate gets a fine grid,
 	// plus a coarse one from half to twice for robustness.
-	for _, est := range o.rateEstimates() {
+	for _, est := range rateEstimates(o) {
 		for k := -rateFineSteps; k <= rateFineSteps; k++ {
 			h.rates = append(h.rates, est*(1+float64(k)*rateFineStep))
 		}
@@ -299,10 +301,10 @@ func (o *Observation) hypotheses() hypotheses {
 	// Windows: distances between the starts of admission steps, and from
 	// the first requests to the first step.
 	var seeds []time.Duration
-	starts := groupStarts(tr, o.traceGap())
-	if first := o.firstSent(); len(starts) > 0 {
+	starts := groupStarts(tr, traceGap(o))
+	if first := firstSent(o); len(starts) > 0 {
 		seeds = append(seeds, starts[0]-first)
-		if b := o.phase(o.lastBurstPhase()); len(b) > 0 {
+		if b := o.Phase(o.LastBurstPhase()); len(b) > 0 {
 			seeds = append(seeds, starts[0]-b[0].Sent)
 		}
 	}
@@ -350,7 +352,7 @@ func (o *Observation) hypotheses() hypotheses {
 	// queued, beyond the first.
 	h.delays = []int{0}
 	undelayed := 0
-	for _, r := range o.phase(o.lastBurstPhase()) {
+	for _, r := range o.Phase(o.LastBurstPhase()) {
 		if r.Admitted() && r.Latency()-o.RTT < delayTolerance(0) {
 			undelayed++
 		}
@@ -358,15 +360,15 @@ func (o *Observation) hypotheses() hypotheses {
 	if undelayed > 1 {
 		h.delays = append(h.delays, undelayed-1)
 	}
-	h.refill = o.refillSeeds()
+	h.refill = refillSeedsOf(o)
 	return h
 }
 
 // rateEstimates are the refill rates the trace suggests: from the spacing
 // of admissions and of departures.
-func (o *Observation) rateEstimates() []float64 {
-	tr := o.phase(phaseTrace)
-	service := o.serviceTime()
+func rateEstimates(o *observation.Observation) []float64 {
+	tr := o.Phase(observation.PhaseTrace)
+	service := o.ServiceTime()
 	var arr, dep []time.Duration
 	for i := range tr {
 		if tr[i].Admitted() && tr[i].Error == "" {
@@ -377,7 +379,7 @@ func (o *Observation) rateEstimates() []float64 {
 	sort.Slice(dep, func(i, j int) bool { return dep[i] < dep[j] })
 	var out []float64
 	if o.PerConnection() {
-		if r := o.connRate(); r > 0 {
+		if r := connRate(o); r > 0 {
 			out = append(out, r)
 		}
 	}
@@ -443,8 +445,8 @@ func withinOctave(r float64, ests []float64) bool {
 	return false
 }
 
-func (o *Observation) traceGap() time.Duration {
-	tr := o.phase(phaseTrace)
+func traceGap(o *observation.Observation) time.Duration {
+	tr := o.Phase(observation.PhaseTrace)
 	if len(tr) < 2 {
 		return defaultTraceGap
 	}
@@ -456,21 +458,11 @@ func (o *Observation) traceGap() time.Duration {
 	return traceGapFactor * gaps[len(gaps)/2]
 }
 
-func (o *Observation) burstPhases() []string { return burstPhaseNames(o.Results) }
-
-func (o *Observation) lastBurstPhase() string {
-	names := o.burstPhases()
-	if len(names) == 0 {
-		return phaseBurst
-	}
-	return names[len(names)-1]
-}
-
-func (o *Observation) firstSent() time.Duration {
+func firstSent(o *observation.Observation) time.Duration {
 	if len(o.Results) == 0 {
 		return 0
 	}
-	return sortedResults(o.Results)[0].Sent
+	return observation.SortedResults(o.Results)[0].Sent
 }
 
 // groupStarts are the send times of the first admission of each run of

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // The search over every family: the plain families first, each on the grids
@@ -17,13 +19,13 @@ import (
 
 // search is one fit of a time line: what every family's fit reads.
 type search struct {
-	evs []event
+	evs []observation.Event
 	h   hypotheses
 	rtt time.Duration
 }
 
 // fitAll fits every family to the time line.
-func fitAll(evs []event, h hypotheses, rtt time.Duration) []familyFit {
+func fitAll(evs []observation.Event, h hypotheses, rtt time.Duration) []familyFit {
 	s := search{evs: evs, h: h, rtt: rtt}
 	fits := []familyFit{s.none(), s.concurrency()}
 	tb, ls := s.bucketGrids(h.rates)

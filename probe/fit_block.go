@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Penalties: a key shut for a fixed time after a rejection (block=D), or a
@@ -27,7 +29,7 @@ var commonBlocks = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second
 
 // fitPenalties returns a family's best candidates with a penalty, seeded by
 // its best plain ones.
-func fitPenalties(evs []event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
+func fitPenalties(evs []observation.Event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
 	seeds := penaltySeeds(h, plain)
 	var cfgs []limiter.Config
 	for _, d := range blockCandidates(evs) {
@@ -55,7 +57,7 @@ func fitPenalties(evs []event, h hypotheses, plain []Candidate, rtt time.Duratio
 // against the plain fit decision for decision — unlike a block length or a
 // phase, which buy ties. A run the probe's knocking kept shut is where the
 // plain fit bends its window to explain the lockout and misses by one.
-func fitRestarts(evs []event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
+func fitRestarts(evs []observation.Event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
 	return fitFamily(evs, restartConfigs(penaltySeeds(h, plain)), rtt)
 }
 
@@ -100,15 +102,15 @@ func restartConfigs(seeds []Candidate) []limiter.Config {
 // blockCandidates are block lengths the run suggests: just under each of
 // its longest lockouts (from a rejection run's first rejection to the
 // admission that ended it), and the common periods up to the longest.
-func blockCandidates(evs []event) []time.Duration {
+func blockCandidates(evs []observation.Event) []time.Duration {
 	var locks []time.Duration
 	first := -1
 	for i := range evs {
 		switch {
-		case !evs[i].admitted && first < 0:
+		case !evs[i].Admitted && first < 0:
 			first = i
-		case evs[i].admitted && first >= 0:
-			locks = append(locks, evs[i].at.Sub(evs[first].at))
+		case evs[i].Admitted && first >= 0:
+			locks = append(locks, evs[i].At.Sub(evs[first].At))
 			first = -1
 		}
 	}

@@ -5,17 +5,19 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // recordedObservation is the observation of a recorded probe's results
 // stream (a real run kept as testdata).
-func recordedObservation(tb testing.TB, path string) *Observation {
+func recordedObservation(tb testing.TB, path string) *observation.Observation {
 	tb.Helper()
 	rec, err := results.ReadStreamFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return NewObservation(rec.Header.Start, rec.Results)
+	return observation.New(rec.Header.Start, rec.Results)
 }
 
 // A recorded 10 s probe of a fixed window of 10 per 2 s that every

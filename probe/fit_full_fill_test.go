@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A recorded probe of sethvargo/go-limiter (20 tokens, interval 2 s): its
@@ -39,11 +41,11 @@ func TestFullFillWindowsSplitsByFill(t *testing.T) {
 	part := limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 30, RefillEvery: 2 * time.Second, Origin: origin}
 	// 25 requests 10 ms apart from the origin, then 25 more a fill later:
 	// 20 of each admitted by both models.
-	var evs []event
+	var evs []observation.Event
 	for w := range 2 {
 		for i := range 25 {
 			at := origin.Add(time.Duration(w)*2*time.Second + time.Duration(i)*10*time.Millisecond)
-			evs = append(evs, event{at: at, key: "k", admitted: i < 20})
+			evs = append(evs, observation.Event{At: at, Key: "k", Admitted: i < 20})
 		}
 	}
 	buckets, windows := fullFillWindows(evs, []Candidate{{Config: full}, {Config: part}}, 0)

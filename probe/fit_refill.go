@@ -8,6 +8,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Token buckets refilled in clumps (refill=D): Rate·D tokens at once at
@@ -52,9 +54,9 @@ type refillHypotheses struct {
 
 // refillSeeds reads the clumps of the trace: runs of admissions between
 // rejections.
-func (o *Observation) refillSeeds() refillHypotheses {
+func refillSeedsOf(o *observation.Observation) refillHypotheses {
 	var h refillHypotheses
-	sizes, starts := clumps(o.phase(phaseTrace))
+	sizes, starts := clumps(o.Phase(observation.PhaseTrace))
 	freq := map[int]int{}
 	for _, s := range sizes {
 		freq[s]++
@@ -103,7 +105,7 @@ func clumps(rs []results.Result) (sizes []int, starts []time.Duration) {
 	in := false
 	for i := range rs {
 		switch r := &rs[i]; {
-		case !decided(r):
+		case !observation.Decided(r):
 		case r.Admitted() && in:
 			sizes[len(sizes)-1]++
 		case r.Admitted():
@@ -118,7 +120,7 @@ func clumps(rs []results.Result) (sizes []int, starts []time.Duration) {
 // fitIntervalRefill returns the best interval-refilled token buckets,
 // their capacities seeded by the bursts and by plain, the continuous
 // bucket's best candidates.
-func fitIntervalRefill(evs []event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
+func fitIntervalRefill(evs []observation.Event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
 	rh := h.refill
 	if len(rh.fills) == 0 || len(evs) == 0 {
 		return nil
@@ -166,7 +168,7 @@ func fitIntervalRefill(evs []event, h hypotheses, plain []Candidate, rtt time.Du
 	// Origins from the run's first decision: an interval's length then
 	// moves the fill instants inside the run by little, so the two are
 	// fitted apart.
-	ref := evs[0].at
+	ref := evs[0].At
 	reopened := reopenings(evs)
 	var cfgs []limiter.Config
 	for _, p := range pairs {
@@ -209,17 +211,17 @@ const maxReopenings = 8
 // reopenings are the instants midway between a rejection and the
 // admission of the same key that followed it: where a fill may have
 // landed. The first maxReopenings, in time order.
-func reopenings(evs []event) []time.Time {
+func reopenings(evs []observation.Event) []time.Time {
 	var out []time.Time
 	last := map[string]int{} // key → index of its previous event
 	for i := range evs {
-		if j, ok := last[evs[i].key]; ok && evs[i].admitted && !evs[j].admitted {
-			out = append(out, evs[j].at.Add(evs[i].at.Sub(evs[j].at)/2))
+		if j, ok := last[evs[i].Key]; ok && evs[i].Admitted && !evs[j].Admitted {
+			out = append(out, evs[j].At.Add(evs[i].At.Sub(evs[j].At)/2))
 			if len(out) == maxReopenings {
 				break
 			}
 		}
-		last[evs[i].key] = i
+		last[evs[i].Key] = i
 	}
 	return out
 }
@@ -274,7 +276,7 @@ func gridPeriod(c limiter.Config) time.Duration {
 // a bucket it ties with its own window and halves the verdict's
 // confidence, and a window search that missed its grid lets the bucket
 // win. The windows are replayed as windows, not copied.
-func fullFillWindows(evs []event, cs []Candidate, rtt time.Duration) (buckets, windows []Candidate) {
+func fullFillWindows(evs []observation.Event, cs []Candidate, rtt time.Duration) (buckets, windows []Candidate) {
 	var cfgs []limiter.Config
 	for _, c := range cs {
 		if !fillsToCapacity(c.Config) {

@@ -7,20 +7,22 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // simulatedWithVolleys is simulated's probe followed, after each of quiets,
 // by a volley of n, as the plan's silent waits and deciding experiments
 // send: a knocking trace alone, periodic on a virtual clock, lets a
 // counting sliding log mimic clumps.
-func simulatedWithVolleys(t *testing.T, cfg limiter.Config, burstAt, traceEvery time.Duration, n int, quiets ...time.Duration) *Observation {
+func simulatedWithVolleys(t *testing.T, cfg limiter.Config, burstAt, traceEvery time.Duration, n int, quiets ...time.Duration) *observation.Observation {
 	t.Helper()
 	return simulatedFromWithVolleys(t, cfg, epoch, burstAt, traceEvery, n, quiets...)
 }
 
 // simulatedFromWithVolleys is simulatedWithVolleys of a probe that starts
 // at start.
-func simulatedFromWithVolleys(t *testing.T, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration, n int, quiets ...time.Duration) *Observation {
+func simulatedFromWithVolleys(t *testing.T, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration, n int, quiets ...time.Duration) *observation.Observation {
 	t.Helper()
 	obs := simulated(t, cfg, start, burstAt, traceEvery)
 	lim, err := limiter.New(cfg)
@@ -37,7 +39,7 @@ func simulatedFromWithVolleys(t *testing.T, cfg limiter.Config, start time.Time,
 			if lim.Allow("", start.Add(at+obs.RTT/2)).Allowed {
 				status = 200
 			}
-			obs.Results = append(obs.Results, results.Result{Seq: len(obs.Results) + 1, Phase: phaseSplit, Scheduled: at, Sent: at,
+			obs.Results = append(obs.Results, results.Result{Seq: len(obs.Results) + 1, Phase: observation.PhaseSplit, Scheduled: at, Sent: at,
 				FirstByte: at + obs.RTT, Done: at + obs.RTT, Status: status})
 			at += splitVolleyGap
 		}
@@ -111,8 +113,8 @@ func TestInferWholeFillsAsEitherFamily(t *testing.T) {
 func TestStartAlignedWindowIsNotCalledAnIntervalRefill(t *testing.T) {
 	truth := limiter.Config{Algo: limiter.FixedWindow, Limit: 20, Window: 2 * time.Second, Align: limiter.AlignStart, Origin: epoch.Add(-time.Hour + 300*time.Millisecond)}
 	obs := simulatedWithVolleys(t, truth, time.Second+30*time.Millisecond, 50*time.Millisecond, 25, 1500*time.Millisecond)
-	evs := obs.events()
-	h := obs.hypotheses()
+	evs := obs.Events()
+	h := hypothesesOf(obs)
 	var tb []Candidate
 	for _, f := range fitAll(evs, h, obs.RTT) {
 		if f.family == limiter.TokenBucket {
@@ -140,7 +142,7 @@ func TestStartAlignedWindowIsNotCalledAnIntervalRefill(t *testing.T) {
 // were 5 ms apart: that rate is searched too.
 func TestFastRefillIsSearchedAtItsSaturatedRate(t *testing.T) {
 	obs := recordedObservation(t, "testdata/fast-refill-bucket-of-one.jsonl")
-	tr := obs.phase(phaseTrace)
+	tr := obs.Phase(observation.PhaseTrace)
 	if r := saturatedRate(tr); r < 150 || r > 250 {
 		t.Errorf("saturated rate %.1f/s, want about 196/s", r)
 	}

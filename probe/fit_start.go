@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Grids anchored where the server started (align=start): windows open at
@@ -47,7 +49,7 @@ const (
 // fitStartAligned returns the best start-aligned candidates of family
 // (fixed_window or sliding_counter), seeded by plain, that family's and its
 // neighbours' best plain candidates.
-func fitStartAligned(evs []event, h hypotheses, family string, plain []Candidate, rtt time.Duration) []Candidate {
+func fitStartAligned(evs []observation.Event, h hypotheses, family string, plain []Candidate, rtt time.Duration) []Candidate {
 	var limits []int
 	var near []time.Duration
 	for _, c := range plain {
@@ -127,7 +129,7 @@ func fitStartAligned(evs []event, h hypotheses, family string, plain []Candidate
 	}
 	// Origins just before the run: a window's length then moves the
 	// boundaries inside the run by little, so the two are fitted apart.
-	ref := evs[0].at.Add(-time.Minute)
+	ref := evs[0].At.Add(-time.Minute)
 	// Sized up front (see buckets in fitAll): the start grid is the largest.
 	cfgs := make([]limiter.Config, 0, (2*len(pairs)+len(counting))*startPhases)
 	for _, p := range pairs {
@@ -190,7 +192,7 @@ func withPhase(c limiter.Config, f float64) limiter.Config {
 // phaseOf is where the tied start grids put their boundaries (interval
 // refills their fill instants): seconds after the probe's start to the
 // first boundary (then every W), the middle of their range.
-func (o *Observation) phaseOf(cs []Candidate) float64 {
+func phaseOf(o *observation.Observation, cs []Candidate) float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range cs {
 		w := gridPeriod(c.Config)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A sliding counter on a grid anchored 700 ms off the wall clock: no wall
@@ -70,13 +72,13 @@ func TestDisagreementOfTiedModels(t *testing.T) {
 func TestFitPenaltiesFindsTheBlock(t *testing.T) {
 	truth := limiter.Config{Algo: limiter.TokenBucket, Rate: 2, Burst: 5, Block: 2 * time.Second}
 	obs := simulated(t, truth, epoch, 700*time.Millisecond, 100*time.Millisecond)
-	evs := obs.events()
+	evs := obs.Events()
 	plain := truth
 	plain.Block = 0
-	if m := replay(evs, plain, 0, decisionUncertainty(obs.RTT), 1000, nil); m < 5 {
+	if m := replay(evs, plain, 0, observation.DecisionUncertainty(obs.RTT), 1000, nil); m < 5 {
 		t.Fatalf("the bucket without its block explains all but %d decisions", m)
 	}
-	best := fitPenalties(evs, obs.hypotheses(), []Candidate{{Config: plain}}, obs.RTT)
+	best := fitPenalties(evs, hypothesesOf(obs), []Candidate{{Config: plain}}, obs.RTT)
 	if len(best) == 0 || best[0].Mismatches != 0 {
 		t.Fatalf("penalty search: %+v", best)
 	}
@@ -89,10 +91,10 @@ func TestFitPenaltiesFindsTheBlock(t *testing.T) {
 	// limiting): the run up to just after the first reopening gets no
 	// block candidates, the whole run some.
 	k := 0
-	for k < len(evs) && evs[k].admitted {
+	for k < len(evs) && evs[k].Admitted {
 		k++
 	}
-	for k < len(evs) && !evs[k].admitted {
+	for k < len(evs) && !evs[k].Admitted {
 		k++
 	}
 	if got := blockCandidates(evs[:k+2]); len(got) != 0 || len(blockCandidates(evs)) == 0 {

@@ -10,6 +10,8 @@ import (
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // simulated is the observation a probe would record against cfg on a
@@ -17,14 +19,14 @@ import (
 // apart, a burst of 30 at burstAt, five sequential requests, 50 trace
 // requests every traceEvery), each decided by the reference model half a millisecond after
 // its send and answered a millisecond after it.
-func simulated(t testing.TB, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration) *Observation {
+func simulated(t testing.TB, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration) *observation.Observation {
 	t.Helper()
 	lim, err := limiter.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const rtt = time.Millisecond
-	obs := &Observation{Start: start, RTT: rtt}
+	obs := &observation.Observation{Start: start, RTT: rtt}
 	send := func(phase string, at time.Duration) {
 		d := lim.Allow("", start.Add(at+rtt/2))
 		status := 429
@@ -35,18 +37,18 @@ func simulated(t testing.TB, cfg limiter.Config, start time.Time, burstAt, trace
 			FirstByte: at + rtt, Done: at + rtt, Status: status})
 	}
 	for i := range 3 {
-		send(phaseCalibrate, time.Duration(i)*200*time.Millisecond)
+		send(observation.PhaseCalibrate, time.Duration(i)*200*time.Millisecond)
 	}
 	for range 30 {
-		send(phaseBurst, burstAt)
+		send(observation.PhaseBurst, burstAt)
 	}
 	at := burstAt + 2*time.Millisecond
 	for range 5 {
-		send(phaseSequential, at)
+		send(observation.PhaseSequential, at)
 		at += 2 * time.Millisecond
 	}
 	for range 50 {
-		send(phaseTrace, at)
+		send(observation.PhaseTrace, at)
 		at += traceEvery
 	}
 	return obs
@@ -86,7 +88,7 @@ func TestInferSlidingCounterFromAWindowStartBurst(t *testing.T) {
 // finds, in the same order (later refinements take the first few ties).
 func TestFitAllSameOnOneCPUAndMany(t *testing.T) {
 	obs := simulated(t, limiter.Config{Algo: limiter.SlidingLog, Limit: 10, Window: time.Second}, epoch, 650*time.Millisecond, 100*time.Millisecond)
-	evs, h := obs.events(), obs.hypotheses()
+	evs, h := obs.Events(), hypothesesOf(obs)
 	prev := runtime.GOMAXPROCS(1)
 	serial := fitAll(evs, h, obs.RTT)
 	runtime.GOMAXPROCS(max(prev, 4))
@@ -108,11 +110,11 @@ func TestFitAllSameOnOneCPUAndMany(t *testing.T) {
 func TestConcurrencyReplayExcusesLateReads(t *testing.T) {
 	const hold = 50 * time.Millisecond
 	misfits := func(readLate time.Duration) int {
-		evs := []event{
-			{at: epoch, admitted: true, hold: hold},
-			{at: epoch.Add(200 * time.Millisecond), admitted: true, hold: hold + readLate},
+		evs := []observation.Event{
+			{At: epoch, Admitted: true, Hold: hold},
+			{At: epoch.Add(200 * time.Millisecond), Admitted: true, Hold: hold + readLate},
 			// the server freed its one slot at 250 ms
-			{at: epoch.Add(251 * time.Millisecond), admitted: true, hold: hold},
+			{At: epoch.Add(251 * time.Millisecond), Admitted: true, Hold: hold},
 		}
 		lim, err := limiter.New(limiter.Config{Algo: limiter.Concurrency, MaxInflight: 1})
 		if err != nil {
@@ -141,7 +143,7 @@ func TestBurstInstantAvoidsBoundaries(t *testing.T) {
 	defer e.Finish()
 	for _, calAt := range []time.Duration{0, 30 * time.Millisecond, 280 * time.Millisecond, 510 * time.Millisecond, 930 * time.Millisecond} {
 		col := attack.NewCollector(true)
-		col.Add(&results.Result{Phase: phaseCalibrate, Sent: calAt - 10*time.Second, Done: calAt - 10*time.Second + time.Millisecond, Status: 200})
+		col.Add(&results.Result{Phase: observation.PhaseCalibrate, Sent: calAt - 10*time.Second, Done: calAt - 10*time.Second + time.Millisecond, Status: 200})
 		p := &planner{e: e, col: col}
 		wall := e.Start().Add(p.burstInstant())
 		sub := wall.Sub(wall.Truncate(time.Second))

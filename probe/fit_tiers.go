@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Two limits on one key (limiter.Tiers): two nginx zones that must both
@@ -55,7 +57,7 @@ const (
 var tierEarlyFamilies = []string{limiter.TokenBucket, limiter.LeakyShaping, limiter.FixedWindow, limiter.SlidingLog}
 
 // fitTiers returns the best two-tier compositions (all tied), or nil.
-func fitTiers(evs []event, h hypotheses, rtt time.Duration) []Candidate {
+func fitTiers(evs []observation.Event, h hypotheses, rtt time.Duration) []Candidate {
 	if len(evs) > tiersMaxEvents {
 		return nil
 	}
@@ -136,7 +138,7 @@ func fitTiers(evs []event, h hypotheses, rtt time.Duration) []Candidate {
 // capacity (in steps of one) and rate or window (in 0.5% steps, up to 10%)
 // that explains the run as well, so the reported ± is the interval the
 // run pins each parameter to, not the grid's ties.
-func widenTiers(evs []event, best []Candidate, rtt time.Duration) []Candidate {
+func widenTiers(evs []observation.Event, best []Candidate, rtt time.Duration) []Candidate {
 	if len(best) == 0 {
 		return best
 	}
@@ -202,7 +204,7 @@ const tiersRefineFrom = 3
 // a late answer on a loaded machine can cost the true composition a
 // decision against a look-alike (a first-aligned window that fits one
 // boundary as well as the wall grid), and simplestTiers must still see it.
-func refineTiers(evs []event, best []Candidate, rtt time.Duration, vary func(limiter.Config) []limiter.Config) []Candidate {
+func refineTiers(evs []observation.Event, best []Candidate, rtt time.Duration, vary func(limiter.Config) []limiter.Config) []Candidate {
 	var cfgs []limiter.Config
 	seen := map[limiter.Config]bool{}
 	var from []limiter.Config // distinct: one composition at three offsets is one start
@@ -258,30 +260,30 @@ type regime struct {
 // earlyRegime finds where the admissions after the last burst first fall
 // silent (a gap of tiersGapFactor times their median spacing, at least
 // tiersMinGap). Without a silence the early part is the whole run.
-func earlyRegime(evs []event) regime {
+func earlyRegime(evs []observation.Event) regime {
 	var r regime
 	last := ""
 	for _, e := range evs {
-		if e.burst != "" {
-			last = e.burst
+		if e.Burst != "" {
+			last = e.Burst
 		}
 	}
 	start := 0
 	for i, e := range evs {
-		if e.admitted && r.firstAt.IsZero() {
-			r.firstAt = e.at
+		if e.Admitted && r.firstAt.IsZero() {
+			r.firstAt = e.At
 		}
-		if e.burst == last && last != "" {
+		if e.Burst == last && last != "" {
 			start = i + 1
-			r.burstAt = e.at
-			if e.admitted {
+			r.burstAt = e.At
+			if e.Admitted {
 				r.burstAdmitted++
 			}
 		}
 	}
 	var adm []int
 	for i := start; i < len(evs); i++ {
-		if evs[i].admitted {
+		if evs[i].Admitted {
 			adm = append(adm, i)
 		}
 	}
@@ -292,23 +294,23 @@ func earlyRegime(evs []event) regime {
 		// enough that a pool coming back soon after does not set it.
 		var gaps []time.Duration
 		for k := 1; k < len(adm) && k <= tiersSpacingGaps; k++ {
-			gaps = append(gaps, evs[adm[k]].at.Sub(evs[adm[k-1]].at))
+			gaps = append(gaps, evs[adm[k]].At.Sub(evs[adm[k-1]].At))
 		}
 		sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
 		m := gaps[len(gaps)/2]
 		r.rates = append(r.rates, 1/m.Seconds())
-		gap := func(k int) time.Duration { return evs[adm[k]].at.Sub(evs[adm[k-1]].at) }
+		gap := func(k int) time.Duration { return evs[adm[k]].At.Sub(evs[adm[k-1]].At) }
 		for k := 1; k < len(adm); k++ {
 			switch {
 			case gap(k) > max(tiersGapFactor*m, tiersMinGap):
 				// A silence: the second tier is spent.
-				r.end, r.lockEnd, r.lockFrom, early = adm[k-1]+1, evs[adm[k]].at, evs[max(adm[k]-1, 0)].at, adm[:k]
+				r.end, r.lockEnd, r.lockFrom, early = adm[k-1]+1, evs[adm[k]].At, evs[max(adm[k]-1, 0)].At, adm[:k]
 			case tiersGapFactor*gap(k) < m:
 				// A clump: capacity came back at once (a pool's
 				// boundary) where the first tier gives it back singly.
 				// Its first admission may be the first tier's: the
 				// boundary lies before the second.
-				r.end, r.lockEnd, r.lockFrom, early = adm[k-1], evs[adm[k]].at, evs[max(adm[k-1]-1, 0)].at, adm[:k-1]
+				r.end, r.lockEnd, r.lockFrom, early = adm[k-1], evs[adm[k]].At, evs[max(adm[k-1]-1, 0)].At, adm[:k-1]
 			default:
 				continue
 			}
@@ -316,7 +318,7 @@ func earlyRegime(evs []event) regime {
 		}
 	}
 	for _, e := range evs[:r.end] {
-		if e.admitted {
+		if e.Admitted {
 			r.admitted++
 		}
 	}
@@ -326,7 +328,7 @@ func earlyRegime(evs []event) regime {
 	// outside it.
 	r.seedEnd = r.end
 	for i := start; i < r.end; i++ {
-		if evs[i].at.Sub(r.burstAt) > tiersSeedSpan {
+		if evs[i].At.Sub(r.burstAt) > tiersSeedSpan {
 			r.seedEnd = i
 			break
 		}
@@ -337,11 +339,11 @@ func earlyRegime(evs []event) regime {
 	// The early refill: admissions after the burst per second, counted
 	// from the burst and from the first of them.
 	if n := len(early); n >= 2 {
-		lastAt := evs[early[n-1]].at
+		lastAt := evs[early[n-1]].At
 		if d := lastAt.Sub(r.burstAt).Seconds(); d > 0 {
 			r.rates = append(r.rates, float64(n)/d)
 		}
-		if d := lastAt.Sub(evs[early[0]].at).Seconds(); d > 0 {
+		if d := lastAt.Sub(evs[early[0]].At).Seconds(); d > 0 {
 			r.rates = append(r.rates, float64(n-1)/d)
 		}
 	}
@@ -356,7 +358,7 @@ func earlyRegime(evs []event) regime {
 // candidates (by rate or window): the first tier's refill decides every
 // later decision, so the search starts from each; others are the best of
 // the other families that do as well.
-func earlySeeds(evs []event, r regime, h hypotheses, rtt time.Duration) (variants, others []limiter.Config) {
+func earlySeeds(evs []observation.Event, r regime, h hypotheses, rtt time.Duration) (variants, others []limiter.Config) {
 	var caps []int
 	for d := -2; d <= 2; d++ {
 		if c := r.burstAdmitted + d; c >= 1 {
@@ -369,7 +371,7 @@ func earlySeeds(evs []event, r regime, h hypotheses, rtt time.Duration) (variant
 			rates = append(rates, est*(1+float64(k)*0.005), est*math.Pow(2, float64(k)/24))
 		}
 	}
-	span := evs[len(evs)-1].at.Sub(r.burstAt)
+	span := evs[len(evs)-1].At.Sub(r.burstAt)
 	var windows []time.Duration
 	for _, w := range append(append([]time.Duration(nil), commonWindows...), h.windows...) {
 		if w <= span && !slices.Contains(windows, w) {
@@ -475,7 +477,7 @@ func middle(cs []Candidate) limiter.Config {
 // (the common ones and whole seconds up to twice the longest anchor) of
 // which a boundary ends the silence: between the decision before it and
 // the admission that ended it.
-func tierWindows(evs []event, r regime) (ws, wall []time.Duration) {
+func tierWindows(evs []observation.Event, r regime) (ws, wall []time.Duration) {
 	var anchors []time.Duration
 	if !r.lockEnd.IsZero() {
 		for _, from := range []time.Time{r.firstAt, r.burstAt} {
@@ -485,7 +487,7 @@ func tierWindows(evs []event, r regime) (ws, wall []time.Duration) {
 		}
 	} else if len(evs) > 0 {
 		// No silence: the pool's window is anywhere up to the run's length.
-		anchors = append(anchors, evs[len(evs)-1].at.Sub(r.burstAt))
+		anchors = append(anchors, evs[len(evs)-1].At.Sub(r.burstAt))
 	}
 	longest := time.Duration(0)
 	for _, a := range anchors {
@@ -588,7 +590,7 @@ func secondTiers(l int, ws, wall []time.Duration) []limiter.Tier {
 // that window up to the silence (the wall window holding it for a wall
 // grid, the trailing window otherwise — a boundary may have passed in the
 // early regime), and the count since the run's start.
-func allCandidates(first limiter.Config, evs []event, r regime, windows, wallWs []time.Duration) []limiter.Config {
+func allCandidates(first limiter.Config, evs []observation.Event, r regime, windows, wallWs []time.Duration) []limiter.Config {
 	var out []limiter.Config
 	pair := func(s limiter.Tier) {
 		out = append(out, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{limiter.TierOf(first), s}})
@@ -597,7 +599,7 @@ func allCandidates(first limiter.Config, evs []event, r regime, windows, wallWs 
 	spent := func(from time.Time) int {
 		n := 0
 		for _, e := range evs[:r.end] {
-			if e.admitted && !e.at.Before(from) {
+			if e.Admitted && !e.At.Before(from) {
 				n++
 			}
 		}
@@ -606,7 +608,7 @@ func allCandidates(first limiter.Config, evs []event, r regime, windows, wallWs 
 	for _, w := range windows {
 		counts := []int{r.admitted}
 		if !r.lockEnd.IsZero() && last >= 0 {
-			counts = append(counts, spent(evs[last].at.Add(-w).Add(time.Nanosecond)))
+			counts = append(counts, spent(evs[last].At.Add(-w).Add(time.Nanosecond)))
 		}
 		for _, n := range counts {
 			for d := -tiersLimitSpread; d <= tiersLimitSpread; d++ {
@@ -617,7 +619,7 @@ func allCandidates(first limiter.Config, evs []event, r regime, windows, wallWs 
 		}
 	}
 	for _, w := range wallWs {
-		spentW := spent(evs[max(last, 0)].at.Truncate(w))
+		spentW := spent(evs[max(last, 0)].At.Truncate(w))
 		for d := -tiersLimitSpread; d <= tiersLimitSpread; d++ {
 			if l := spentW + d; l >= 1 {
 				pair(limiter.Tier{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Inference is the probe's verdict: the family, its parameters with their
@@ -47,10 +49,10 @@ type Inference struct {
 	// ScopeReason says why Scope is untested; ScopeTrials what each other
 	// identity showed; Spoofable the forged headers that brought capacity
 	// back (scope.go).
-	ScopeReason string       `json:"scope_reason,omitempty"`
-	ScopeTrials []ScopeTrial `json:"scope_trials,omitempty"`
-	Spoofable   []string     `json:"spoofable,omitempty"`
-	SpoofTested bool         `json:"spoof_tested,omitempty"`
+	ScopeReason string                   `json:"scope_reason,omitempty"`
+	ScopeTrials []observation.ScopeTrial `json:"scope_trials,omitempty"`
+	Spoofable   []string                 `json:"spoofable,omitempty"`
+	SpoofTested bool                     `json:"spoof_tested,omitempty"`
 	// Replicas counting alone behind a balancer, the limit each advertised
 	// and what they admit together (replicas.go); 0 when not seen.
 	Replicas        int `json:"replicas,omitempty"`
@@ -188,63 +190,63 @@ func explainsTooLittle(mismatches, decisions int) bool {
 
 // Infer fits every family to the observation and names the best, with the
 // store failure the end of the run shows.
-func Infer(o *Observation) Inference {
+func Infer(o *observation.Observation) Inference {
 	inf := infer(o)
-	inf.StoreFailure, _ = o.storeFailure(inf)
+	inf.StoreFailure, _ = storeFailure(o, inf)
 	return inf
 }
 
 // infer fits every family to the observation and names the best (Infer,
 // storefail.go, adds what the end of the run shows).
-func infer(o *Observation) Inference {
-	evs := o.events()
+func infer(o *observation.Observation) Inference {
+	evs := o.Events()
 	inf := Inference{Decisions: len(evs)}
-	inf.setScope(o.scopeFindings())      // scope.go
-	inf.setReplicas(o.replicaFindings()) // replicas.go
-	inf.Failures = o.failures()          // failures.go
-	if o.Stopped == StopInterrupted {
-		inf.Family, inf.Reason = Inconclusive, o.unearned(rejectedEvents(evs))
-		inf.Evidence = o.facts(inf)
+	inf.setScope(o.ScopeFindings())     // scope.go
+	inf.setReplicas(replicaFindings(o)) // replicas.go
+	inf.Failures = failuresOf(o)        // failures.go
+	if o.Stopped == observation.StopInterrupted {
+		inf.Family, inf.Reason = Inconclusive, unearned(o, rejectedEvents(evs))
+		inf.Evidence = facts(o, inf)
 		return inf
 	}
 	if why := inf.Failures.cutReason(); why != "" {
 		inf.Family, inf.Reason = Inconclusive, why
-		inf.Evidence = o.facts(inf)
+		inf.Evidence = facts(o, inf)
 		return inf
 	}
 	if len(evs) == 0 {
-		inf.Family, inf.Reason = Inconclusive, "no request got a limiter decision: "+o.undecidedReason()
+		inf.Family, inf.Reason = Inconclusive, "no request got a limiter decision: "+undecidedReason(o)
 		return inf
 	}
 	if rejectedEvents(evs) == len(evs) {
 		inf.Family = Inconclusive
 		inf.Reason = fmt.Sprintf("every one of %d requests was rejected, from the first: the client is blocked (a penalty, a ban, or a limit of 0), so there is no capacity to measure", len(evs))
-		inf.Evidence = o.facts(inf)
+		inf.Evidence = facts(o, inf)
 		return inf
 	}
-	if why := o.unearned(rejectedEvents(evs)); why != "" {
+	if why := unearned(o, rejectedEvents(evs)); why != "" {
 		inf.Family, inf.Reason = Inconclusive, why
-		inf.Evidence = o.facts(inf)
-		if inf.Quota = o.quota(); inf.Quota != nil { // quota.go: what was measured all the same
+		inf.Evidence = facts(o, inf)
+		if inf.Quota = quota(o); inf.Quota != nil { // quota.go: what was measured all the same
 			inf.Evidence = append(inf.Evidence, "partial answer, "+inf.Quota.Text())
 		}
 		return inf
 	}
 	if rejectedEvents(evs) == 0 {
-		if held, _, _ := o.heldBack(); held > 0 {
-			return o.inferPacer(evs, inf) // pacer.go
+		if held, _, _ := heldBack(o); held > 0 {
+			return inferPacer(o, evs, inf) // pacer.go
 		}
 		inf.Family = limiter.None
 		inf.Explained = len(evs)
 		// Never proven, only not refuted: confidence grows with how hard
 		// the plan pushed.
-		p := o.push()
+		p := pushOf(o)
 		inf.Confidence = noneConfidence(p)
 		inf.Push = &Push{LargestBurst: p.largest(), Admitted: p.total, OverS: math.Round(p.over.Seconds()*10) / 10}
-		inf.Evidence = o.facts(inf)
+		inf.Evidence = facts(o, inf)
 		return inf
 	}
-	h := o.hypotheses()
+	h := hypothesesOf(o)
 	fits := fitAll(evs, h, o.RTT)
 	sort.SliceStable(fits, func(i, j int) bool {
 		return fits[i].mismatches()+fits[i].params() < fits[j].mismatches()+fits[j].params()
@@ -287,7 +289,7 @@ func infer(o *Observation) Inference {
 	if explainsTooLittle(m1, len(evs)) {
 		inf.Family = Inconclusive
 		inf.Reason = fmt.Sprintf("no model explains the decisions: the best, %s, gets %d of %d wrong", best.family, m1, len(evs))
-		inf.Evidence = o.facts(inf)
+		inf.Evidence = facts(o, inf)
 		return inf
 	}
 	inf.Family = best.family
@@ -300,7 +302,7 @@ func infer(o *Observation) Inference {
 		inf.Alignment = alignmentOf(c)
 	}
 	if inf.Alignment == limiter.AlignStart || inf.RefillS > 0 {
-		p := o.phaseOf(samePeriod(best.best, inf.fitted))
+		p := phaseOf(o, samePeriod(best.best, inf.fitted))
 		inf.PhaseS = &p
 	}
 	if runnerUp == math.MaxInt32 {
@@ -314,7 +316,7 @@ func infer(o *Observation) Inference {
 			inf.Confidence = math.Min(inf.Confidence, 0.5)
 		}
 	}
-	inf.Evidence = o.facts(inf)
+	inf.Evidence = facts(o, inf)
 	return inf
 }
 
@@ -346,12 +348,12 @@ func (f *familyFit) settle(first, start []Candidate, slack int) {
 // windows with their origin where the run's first request fell, or up to
 // startTwinLead before it (a server started just before the probe), in
 // 1 ms steps.
-func startTwins(evs []event, twins []Candidate, rtt time.Duration) []Candidate {
-	eps := arrivalUncertainty(rtt)
-	first := evs[0].at
+func startTwins(evs []observation.Event, twins []Candidate, rtt time.Duration) []Candidate {
+	eps := observation.ArrivalUncertainty(rtt)
+	first := evs[0].At
 	for _, e := range evs {
-		if e.at.Before(first) {
-			first = e.at
+		if e.At.Before(first) {
+			first = e.At
 		}
 	}
 	var cfgs []limiter.Config
@@ -372,7 +374,7 @@ func startTwins(evs []event, twins []Candidate, rtt time.Duration) []Candidate {
 // against its window and limit, so the twins' are searched afresh over
 // the start grids' range: their limits ±1, and the round windows from 10%
 // below the shortest to 10% above the longest.
-func firstTwins(evs []event, start []Candidate, rtt time.Duration) []Candidate {
+func firstTwins(evs []observation.Event, start []Candidate, rtt time.Duration) []Candidate {
 	lo, hi := start[0].Config.Window, start[0].Config.Window
 	type kind struct {
 		limit    int
@@ -461,7 +463,7 @@ func simplest(cs []Candidate) []Candidate {
 // for any refill period between 480 and 510 ms — so the reported value and
 // its ± must be that interval's middle and half-width, not the first ties a
 // grid happened on.
-func widen(evs []event, best []Candidate, rtt time.Duration, value func(limiter.Config) float64, scaled func(limiter.Config, float64) limiter.Config) []Candidate {
+func widen(evs []observation.Event, best []Candidate, rtt time.Duration, value func(limiter.Config) float64, scaled func(limiter.Config, float64) limiter.Config) []Candidate {
 	if len(best) == 0 {
 		return best
 	}
@@ -475,7 +477,7 @@ func widen(evs []event, best []Candidate, rtt time.Duration, value func(limiter.
 		}
 	}
 	m := best[0].Mismatches
-	unc := decisionUncertainty(rtt)
+	unc := observation.DecisionUncertainty(rtt)
 	for _, edge := range []struct {
 		from Candidate
 		step float64
@@ -724,10 +726,10 @@ func fnum(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
 }
 
-func rejectedEvents(evs []event) int {
+func rejectedEvents(evs []observation.Event) int {
 	n := 0
 	for _, e := range evs {
-		if !e.admitted {
+		if !e.Admitted {
 			n++
 		}
 	}
@@ -744,7 +746,7 @@ func orderOf(family string) int {
 }
 
 // undecidedReason says what the target answered instead of a decision.
-func (o *Observation) undecidedReason() string {
+func undecidedReason(o *observation.Observation) string {
 	statuses := map[int]int{}
 	errs := map[string]int{}
 	for i := range o.Results {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A pacer never rejects: it queues every request and lets them go 1/r
@@ -19,14 +21,14 @@ import (
 
 // inferPacer fits an unbounded leaky bucket to a run that rejected nothing
 // but held requests back, and compares it with no limiter at all.
-func (o *Observation) inferPacer(evs []event, inf Inference) Inference {
+func inferPacer(o *observation.Observation, evs []observation.Event, inf Inference) Inference {
 	for i := range evs {
 		// Queueing is established (heldBack): every delay is evidence.
-		evs[i].judgeDelay = true
+		evs[i].JudgeDelay = true
 	}
 	var cfgs []limiter.Config
-	delays := o.pacerSlacks()
-	for _, est := range o.departureRates() {
+	delays := pacerSlacks(o)
+	for _, est := range departureRates(o) {
 		for _, d := range delays {
 			for k := -rateFineSteps; k <= rateFineSteps; k++ {
 				cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * (1 + float64(k)*rateFineStep), QueueUnbounded: true, DelayAfter: d})
@@ -36,13 +38,13 @@ func (o *Observation) inferPacer(evs []event, inf Inference) Inference {
 			}
 		}
 	}
-	held, n, most := o.heldBack()
-	noneMis := replay(evs, limiter.Config{Algo: limiter.None}, 0, decisionUncertainty(o.RTT), math.MaxInt32, nil)
+	held, n, most := heldBack(o)
+	noneMis := replay(evs, limiter.Config{Algo: limiter.None}, 0, observation.DecisionUncertainty(o.RTT), math.MaxInt32, nil)
 	best := widen(evs, fitFamily(evs, cfgs, o.RTT), o.RTT, rateOf, withRate)
 	if len(best) == 0 || explainsTooLittle(best[0].Mismatches, len(evs)) {
 		inf.Family = Inconclusive
 		inf.Reason = fmt.Sprintf("nothing was rejected, but %d of %d burst requests were held back beyond the service time, up to %.0f ms, and no pacer's rate explains the delays", held, n, float64(most)/1e6)
-		inf.Evidence = o.facts(inf)
+		inf.Evidence = facts(o, inf)
 		return inf
 	}
 	m := best[0].Mismatches
@@ -52,8 +54,8 @@ func (o *Observation) inferPacer(evs []event, inf Inference) Inference {
 	inf.Alternatives = []Alternative{{Family: limiter.None, Explained: len(evs) - noneMis}}
 	inf.Confidence = (1 - float64(m+1)/float64(noneMis+1)) * math.Max(0, 1-10*float64(m)/float64(len(evs)))
 	inf.Confidence = math.Round(inf.Confidence*100) / 100
-	inf.Evidence = o.facts(inf)
-	inf.Evidence = append(inf.Evidence, o.pacerFact(inf, held, most))
+	inf.Evidence = facts(o, inf)
+	inf.Evidence = append(inf.Evidence, pacerFact(o, inf, held, most))
 	return inf
 }
 
@@ -62,9 +64,9 @@ func (o *Observation) inferPacer(evs []event, inf Inference) Inference {
 // that lets idle time be caught up (uber-go/ratelimit's slack) serves the
 // first few at once, so the rate over the later half of the departures is
 // an estimate too.
-func (o *Observation) departureRates() []float64 {
+func departureRates(o *observation.Observation) []float64 {
 	var out []float64
-	for _, dep := range o.burstDepartures() {
+	for _, dep := range burstDepartures(o) {
 		if len(dep) >= 3 {
 			if span := (dep[len(dep)-1] - dep[0]).Seconds(); span > 0 {
 				out = append(out, float64(len(dep)-1)/span)
@@ -80,12 +82,12 @@ func (o *Observation) departureRates() []float64 {
 }
 
 // burstDepartures are each burst's admissions, in order of departure.
-func (o *Observation) burstDepartures() [][]time.Duration {
-	service := o.serviceTime()
+func burstDepartures(o *observation.Observation) [][]time.Duration {
+	service := o.ServiceTime()
 	var out [][]time.Duration
-	for _, b := range o.burstPhases() {
+	for _, b := range o.BurstPhases() {
 		var dep []time.Duration
-		for _, r := range o.phase(b) {
+		for _, r := range o.Phase(b) {
 			if r.Error == "" && r.Admitted() {
 				dep = append(dep, r.Sent+r.Latency()-service)
 			}
@@ -101,9 +103,9 @@ func (o *Observation) burstDepartures() [][]time.Duration {
 // after idle go at once. Seeded by each burst's count of departures within
 // half the spacing of its later half from the first (the queue's spacing
 // is 1/r there), ±1 for the timing noise of the burst's release.
-func (o *Observation) pacerSlacks() []int {
+func pacerSlacks(o *observation.Observation) []int {
 	out := []int{0}
-	for _, dep := range o.burstDepartures() {
+	for _, dep := range burstDepartures(o) {
 		mid := len(dep) / 2
 		if len(dep)-mid < 3 || dep[len(dep)-1] <= dep[mid] {
 			continue
@@ -124,10 +126,10 @@ func (o *Observation) pacerSlacks() []int {
 
 // pacerFact is the evidence a client can act on: the spacing, and how long
 // the largest burst waited.
-func (o *Observation) pacerFact(inf Inference, held int, most time.Duration) string {
+func pacerFact(o *observation.Observation, inf Inference, held int, most time.Duration) string {
 	largest := 0
-	for _, b := range o.burstPhases() {
-		largest = max(largest, len(o.phase(b)))
+	for _, b := range o.BurstPhases() {
+		largest = max(largest, len(o.Phase(b)))
 	}
 	s := fmt.Sprintf("never rejects: requests are spaced %.0f ms apart; a burst of %d waits up to %.1f s (%d held back)",
 		1000/inf.RatePerS, largest, most.Seconds(), held)
@@ -140,10 +142,10 @@ func (o *Observation) pacerFact(inf Inference, held int, most time.Duration) str
 	return s
 }
 
-func timeoutsIn(o *Observation) int {
+func timeoutsIn(o *observation.Observation) int {
 	n := 0
-	for _, b := range o.burstPhases() {
-		n += timeouts(o.phase(b))
+	for _, b := range o.BurstPhases() {
+		n += timeouts(o.Phase(b))
 	}
 	return n
 }

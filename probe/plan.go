@@ -4,24 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ratecheck/ratecheck/results"
 	"math"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/results"
-)
 
-// plan phases, as recorded in the results' phase field.
-const (
-	phaseCalibrate  = "calibrate"
-	phaseBurst      = "burst"
-	phaseSequential = "sequential"
-	phaseTrace      = "trace"
-	phaseSustain    = "sustain"
-	phaseScopeRef   = "scope-ref"
-	phaseScopeOther = "scope-other"
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // The plan's tuning knobs.
@@ -86,10 +77,10 @@ const (
 // at a rate above the refill (continuous refill, steps at boundaries, or
 // admissions returning one window later), and a second key (scope). When no
 // burst is limited, a sustained phase pushes the rest of the budget instead.
-func runPlan(ctx context.Context, e attack.Network, col *attack.Collector, opt Options) (*Observation, error) {
+func runPlan(ctx context.Context, e attack.Network, col *attack.Collector, opt Options) (*observation.Observation, error) {
 	end := e.Now() + opt.MaxTime - answerGrace
 	p := &planner{e: e, col: col, opt: opt, deadline: end, end: end, ceiling: e.Now() + opt.ceiling() - answerGrace}
-	p.budget = Budget{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime}
+	p.budget = observation.Budget{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime}
 	if opt.adaptive {
 		p.budget.Ceiling = opt.ceiling()
 	}
@@ -98,11 +89,11 @@ func runPlan(ctx context.Context, e attack.Network, col *attack.Collector, opt O
 	if p.budget.GrewTo > 0 {
 		p.note("the time budget grew from %s to %s: %s", fmtSpan(p.budget.MaxTime), fmtSpan(p.budget.GrewTo), p.budget.Why)
 	}
-	obs := &Observation{Start: e.Start(), Notes: p.notes, Budget: p.budget}
+	obs := &observation.Observation{Start: e.Start(), Notes: p.notes, Budget: p.budget}
 	for _, r := range col.Results() {
 		obs.Results = append(obs.Results, *r)
 	}
-	obs.RTT = MinRTT(obs.Results)
+	obs.RTT = observation.MinRTT(obs.Results)
 	return obs, err
 }
 
@@ -118,7 +109,7 @@ type planner struct {
 	// budget what it was and grew to, tooLongSaid whether the run said a
 	// window is too long to grow for.
 	ceiling     time.Duration
-	budget      Budget
+	budget      observation.Budget
 	tooLongSaid bool
 
 	hintLimit  int
@@ -196,7 +187,7 @@ func (p *planner) calibrate(ctx context.Context) error {
 		if i > 0 && !p.e.Sleep(ctx, calibrateGap) {
 			return ctx.Err()
 		}
-		r, sent := p.e.Do(ctx, attack.Shot{Phase: phaseCalibrate})
+		r, sent := p.e.Do(ctx, attack.Shot{Phase: observation.PhaseCalibrate})
 		if !sent {
 			return ctx.Err()
 		}
@@ -247,9 +238,9 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 			p.note("the time budget could not hold burst %d", round+1)
 			return false, nil
 		}
-		phase := phaseBurst
+		phase := observation.PhaseBurst
 		if round > 0 {
-			phase = fmt.Sprintf("%s-%d", phaseBurst, round)
+			phase = fmt.Sprintf("%s-%d", observation.PhaseBurst, round)
 		}
 		shots := make([]attack.Shot, size)
 		for i := range shots {
@@ -343,10 +334,10 @@ func (p *planner) sustain(ctx context.Context) bool {
 	}
 	gap := dur / time.Duration(n)
 	p.e.Schedule(ctx, n, func(i int) attack.Shot {
-		return attack.Shot{At: begin + time.Duration(i)*gap, Phase: phaseSustain}
+		return attack.Shot{At: begin + time.Duration(i)*gap, Phase: observation.PhaseSustain}
 	})
 	p.e.Wait()
-	for _, r := range p.col.Phase(phaseSustain) {
+	for _, r := range p.col.Phase(observation.PhaseSustain) {
 		if r.Error == "" && r.Rejected() {
 			return true
 		}
@@ -374,7 +365,7 @@ func (p *planner) burstInstant() time.Duration {
 	if target.Sub(now) > time.Second {
 		target = target.Add(-time.Second) // still early enough in this second
 	}
-	if cal := p.col.Phase(phaseCalibrate); len(cal) > 0 {
+	if cal := p.col.Phase(observation.PhaseCalibrate); len(cal) > 0 {
 		first := p.e.Start().Add(cal[0].Sent)
 		const half, clear = 500 * time.Millisecond, 150 * time.Millisecond
 		switch f := target.Sub(first) % half; {
@@ -390,7 +381,7 @@ func (p *planner) burstInstant() time.Duration {
 // calibrationRTT is the fastest calibration round trip (0 if none answered).
 func (p *planner) calibrationRTT() time.Duration {
 	best := time.Duration(0)
-	for _, r := range p.col.Phase(phaseCalibrate) {
+	for _, r := range p.col.Phase(observation.PhaseCalibrate) {
 		if r.Error == "" && (best == 0 || r.Latency() < best) {
 			best = r.Latency()
 		}
@@ -402,7 +393,7 @@ func (p *planner) calibrationRTT() time.Duration {
 // only a concurrency cap admits them all.
 func (p *planner) sequential(ctx context.Context) {
 	for range sequentialRequests {
-		if _, ok := p.e.Do(ctx, attack.Shot{Phase: phaseSequential}); !ok {
+		if _, ok := p.e.Do(ctx, attack.Shot{Phase: observation.PhaseSequential}); !ok {
 			return
 		}
 	}
@@ -428,9 +419,9 @@ func (p *planner) trace(ctx context.Context) {
 			return
 		}
 		at := next
-		p.e.Schedule(ctx, 1, func(int) attack.Shot { return attack.Shot{At: at, Phase: phaseTrace} })
-		tr := p.col.Phase(phaseTrace)
-		if adm := admittedSent(tr); len(adm) > 0 {
+		p.e.Schedule(ctx, 1, func(int) attack.Shot { return attack.Shot{At: at, Phase: observation.PhaseTrace} })
+		tr := p.col.Phase(observation.PhaseTrace)
+		if adm := observation.AdmittedSent(tr); len(adm) > 0 {
 			lastAdmit = max(lastAdmit, adm[len(adm)-1])
 		}
 		next += time.Duration(float64(time.Second) / min(rate, p.knockRate(p.e.Now()-lastAdmit)))
@@ -439,7 +430,7 @@ func (p *planner) trace(ctx context.Context) {
 		}
 		// Nearly everything admitted: the refill keeps up with us, so
 		// the trace cannot see it; go faster.
-		if recent := tr[max(0, len(tr)-20):]; len(recent) == 20 && countAdmitted(recent) >= 18 && rate < traceMaxRate {
+		if recent := tr[max(0, len(tr)-20):]; len(recent) == 20 && observation.CountAdmitted(recent) >= 18 && rate < traceMaxRate {
 			rate *= 2
 		}
 		// Nothing coming back for a while: the window may be long, so
@@ -502,8 +493,8 @@ const lockedAfter = time.Second
 // admissions.
 func (p *planner) capacity() int {
 	best := 0
-	for _, name := range burstPhaseNames(p.col.Results()) {
-		best = max(best, countAdmitted(p.col.Phase(name)))
+	for _, name := range observation.BurstPhaseNames(p.col.Results()) {
+		best = max(best, observation.CountAdmitted(p.col.Phase(name)))
 	}
 	return best
 }
@@ -514,7 +505,7 @@ func (p *planner) enough(tr []*results.Result, elapsed time.Duration) bool {
 		return false
 	}
 	big := 0
-	for _, g := range admissionRuns(tr) {
+	for _, g := range observation.AdmissionRuns(tr) {
 		if g >= stepSize {
 			big++
 		}
@@ -527,7 +518,7 @@ func (p *planner) enough(tr []*results.Result, elapsed time.Duration) bool {
 	// one is open.
 	since, inLock := sinceLastLock(tr)
 	singles := 0
-	for _, g := range admissionRuns(since) {
+	for _, g := range observation.AdmissionRuns(since) {
 		if g < stepSize {
 			singles++
 		}

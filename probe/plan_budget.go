@@ -3,6 +3,8 @@ package probe
 import (
 	"fmt"
 	"time"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A budget that fits the limit it meets. A probe given no --max-time starts
@@ -110,7 +112,7 @@ func fmtSpan(d time.Duration) string {
 func (p *planner) lastAdmitted() time.Duration {
 	last := time.Duration(0)
 	for _, r := range p.col.Results() {
-		if r.Phase != phaseScopeOther && r.Error == "" && r.Admitted() {
+		if r.Phase != observation.PhaseScopeOther && r.Error == "" && r.Admitted() {
 			last = max(last, r.Sent)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // The scope phase of the plan (scope.go reads it): exhaust the probe's own
@@ -83,20 +85,20 @@ func (p *planner) scopeTrials(ctx context.Context) {
 	}
 	var ids []scopeIdentity
 	if p.opt.ScopeKey {
-		ids = append(ids, scopeIdentity{phaseScopeOther, func(int) attack.Shot {
-			return attack.Shot{Phase: phaseScopeOther, Key: "ratecheck-probe-other"}
+		ids = append(ids, scopeIdentity{observation.PhaseScopeOther, func(int) attack.Shot {
+			return attack.Shot{Phase: observation.PhaseScopeOther, Key: "ratecheck-probe-other"}
 		}})
 	}
 	if second := p.opt.secondSource; second.IsValid() {
-		ids = append(ids, scopeIdentity{phaseScopeIP, func(int) attack.Shot {
-			return attack.Shot{Phase: phaseScopeIP, Source: second}
+		ids = append(ids, scopeIdentity{observation.PhaseScopeIP, func(int) attack.Shot {
+			return attack.Shot{Phase: observation.PhaseScopeIP, Source: second}
 		}})
 	} else {
 		p.note("scope: %s", p.opt.secondWhy)
 	}
 	if !p.opt.Engine.HTTP2 {
-		ids = append(ids, scopeIdentity{phaseScopeConn, func(int) attack.Shot {
-			return attack.Shot{Phase: phaseScopeConn, Source: own, Fresh: true}
+		ids = append(ids, scopeIdentity{observation.PhaseScopeConn, func(int) attack.Shot {
+			return attack.Shot{Phase: observation.PhaseScopeConn, Source: own, Fresh: true}
 		}})
 	}
 	n := 0
@@ -107,15 +109,15 @@ func (p *planner) scopeTrials(ctx context.Context) {
 		}}
 	}
 	ids = append(ids,
-		forged(phaseScopeXFF, "X-Forwarded-For: 203.0.113.%d"),
-		forged(phaseScopeXRealIP, "X-Real-IP: 198.51.100.%d"),
-		forged(phaseScopeForwarded, "Forwarded: for=192.0.2.%d"))
+		forged(observation.PhaseScopeXFF, "X-Forwarded-For: 203.0.113.%d"),
+		forged(observation.PhaseScopeXRealIP, "X-Real-IP: 198.51.100.%d"),
+		forged(observation.PhaseScopeForwarded, "Forwarded: for=192.0.2.%d"))
 	for _, id := range ids {
 		for range scopeRounds {
 			if ctx.Err() != nil {
 				return
 			}
-			if p.left() < scopeTrialShots+2 {
+			if p.left() < observation.ScopeTrialShots+2 {
 				p.note("scope trials cut short: the request budget is spent")
 				return
 			}
@@ -127,16 +129,16 @@ func (p *planner) scopeTrials(ctx context.Context) {
 				p.note("scope trials not run: %s", why)
 				return
 			}
-			for i := range scopeTrialShots {
+			for i := range observation.ScopeTrialShots {
 				r, ok := p.e.Do(ctx, id.shot(i))
-				if !ok || !decided(r) || r.Rejected() {
+				if !ok || !observation.Decided(r) || r.Rejected() {
 					break
 				}
 			}
-			if _, ok := p.e.Do(ctx, attack.Shot{Phase: phaseScopeRef}); !ok {
+			if _, ok := p.e.Do(ctx, attack.Shot{Phase: observation.PhaseScopeRef}); !ok {
 				return
 			}
-			if p.trialOutcome(id.phase) != TrialUnclear {
+			if p.trialOutcome(id.phase) != observation.TrialUnclear {
 				break
 			}
 		}
@@ -150,12 +152,12 @@ func (p *planner) exhaustOwn(ctx context.Context) string {
 	admitted := 0
 	for i := range scopeExhaustMax {
 		switch {
-		case p.left() < scopeTrialShots+2:
+		case p.left() < observation.ScopeTrialShots+2:
 			return "the request budget is spent"
 		case p.e.Now() > until:
 			return fmt.Sprintf("none of %d requests one at a time over %s was rejected (%d admitted; a concurrency cap, or a queue, limits no identity that way)", i, scopeExhaustTime, admitted)
 		}
-		r, ok := p.e.Do(ctx, attack.Shot{Phase: phaseScopeRef})
+		r, ok := p.e.Do(ctx, attack.Shot{Phase: observation.PhaseScopeRef})
 		if !ok {
 			return "the run ended"
 		}
@@ -164,7 +166,7 @@ func (p *planner) exhaustOwn(ctx context.Context) string {
 			// trial against it would show nothing.
 			return fmt.Sprintf("a request to exhaust the probe's own identity got no answer (%s)", r.Error)
 		}
-		if decided(r) && r.Rejected() {
+		if observation.Decided(r) && r.Rejected() {
 			return ""
 		}
 		if r.Admitted() {
@@ -176,14 +178,14 @@ func (p *planner) exhaustOwn(ctx context.Context) string {
 
 // trialOutcome is what the rounds of phase so far showed.
 func (p *planner) trialOutcome(phase string) string {
-	obs := &Observation{}
+	obs := &observation.Observation{}
 	for _, r := range p.col.Results() {
-		if r.Phase == phaseScopeRef || r.Phase == phase || r.Phase == phaseTrace {
+		if r.Phase == observation.PhaseScopeRef || r.Phase == phase || r.Phase == observation.PhaseTrace {
 			obs.Results = append(obs.Results, *r)
 		}
 	}
-	for _, t := range obs.scopeFindings().Trials {
+	for _, t := range obs.ScopeFindings().Trials {
 		return t.Outcome
 	}
-	return TrialUnclear
+	return observation.TrialUnclear
 }

@@ -2,36 +2,19 @@ package probe
 
 import (
 	"context"
+	"github.com/ratecheck/ratecheck/results"
 	"net/http"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/headers"
-	"github.com/ratecheck/ratecheck/results"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Silent waits: the probe's other phases keep knocking, and a limiter that
 // counts rejected requests (a window restarted by every over-limit request,
 // a log of blocked attempts) stays closed because of the knocking itself.
-// What Retry-After and Reset promise is what a well-behaved client sees:
-// after a rejection it sends nothing on that key until the time the header
-// names, then one request. These phases do exactly that, so the grade can
-// judge the headers on the waits the headers ask for.
-const (
-	// phaseRetryWait is the one request sent when a rejection's
-	// Retry-After has passed in silence.
-	phaseRetryWait = "retry-wait"
-	// phaseResetWait is the one request sent when a rejection's Reset
-	// (X-RateLimit-Reset, RateLimit t) has passed in silence.
-	phaseResetWait = "reset-wait"
-	// phaseSilentExhaust are the sequential requests that use the quota
-	// up again between the two waits.
-	phaseSilentExhaust = "silent-exhaust"
-	// phaseSilentBurst is the burst released at one instant when
-	// sequential requests find no limit (a concurrency cap).
-	phaseSilentBurst = "silent-burst"
-)
-
 // silentMargin is added to every wait: the timer's lateness on a loaded
 // machine is on top of it, never under it.
 const silentMargin = 10 * time.Millisecond
@@ -100,7 +83,7 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 			}
 			p.note("silent wait for Retry-After not run: it would take the probe past %.0f s, its natural length, and the run so far shows no limiter that counts denied attempts (%s)", natural.Seconds(), tested)
 		case hasRA:
-			retried = p.silentRetry(ctx, r, at, phaseRetryWait, "Retry-After")
+			retried = p.silentRetry(ctx, r, at, observation.PhaseRetryWait, "Retry-After")
 		default:
 			p.note("silent wait for Retry-After not run: seq %d carried no readable Retry-After", r.Seq)
 		}
@@ -122,7 +105,7 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 				// Held to the natural length, as the second Retry-After
 				// wait is: after the trace's two windows and a Retry-After
 				// wait, a wait for a whole window's reset is a fourth.
-				p.silentRetryWithin(ctx, r, at, phaseResetWait, "Reset", "silent wait for Reset")
+				p.silentRetryWithin(ctx, r, at, observation.PhaseResetWait, "Reset", "silent wait for Reset")
 			} else {
 				p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
 			}
@@ -135,7 +118,7 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 			return
 		}
 		if at2, ok := retryAfterOf(p.e.Start(), r2); ok {
-			p.silentRetryWithin(ctx, r2, at2, phaseRetryWait, "Retry-After", "second silent wait for Retry-After")
+			p.silentRetryWithin(ctx, r2, at2, observation.PhaseRetryWait, "Retry-After", "second silent wait for Retry-After")
 		}
 	}
 }
@@ -214,7 +197,7 @@ func (p *planner) rejectionOfKey(ctx context.Context) *results.Result {
 		if p.left() < 2 || p.e.Now() > p.deadline {
 			return nil
 		}
-		r, ok := p.e.Do(ctx, attack.Shot{Phase: phaseSilentExhaust})
+		r, ok := p.e.Do(ctx, attack.Shot{Phase: observation.PhaseSilentExhaust})
 		if !ok {
 			return nil
 		}
@@ -228,11 +211,11 @@ func (p *planner) rejectionOfKey(ctx context.Context) *results.Result {
 	}
 	shots := make([]attack.Shot, size)
 	for i := range shots {
-		shots[i] = attack.Shot{Phase: phaseSilentBurst}
+		shots[i] = attack.Shot{Phase: observation.PhaseSilentBurst}
 	}
 	p.e.Burst(ctx, p.e.Now()+5*time.Millisecond, shots)
 	p.e.Wait() // every one of them answered: nothing in flight while waiting
-	if r := p.latestOfKey(); r != nil && r.Phase == phaseSilentBurst && r.Rejected() {
+	if r := p.latestOfKey(); r != nil && r.Phase == observation.PhaseSilentBurst && r.Rejected() {
 		return r
 	}
 	return nil
@@ -242,7 +225,7 @@ func (p *planner) rejectionOfKey(ctx context.Context) *results.Result {
 func (p *planner) latestOfKey() *results.Result {
 	var last *results.Result
 	for _, r := range p.col.Results() {
-		if r.Phase != phaseScopeOther && decided(r) && (last == nil || r.Sent > last.Sent) {
+		if r.Phase != observation.PhaseScopeOther && observation.Decided(r) && (last == nil || r.Sent > last.Sent) {
 			last = r
 		}
 	}
@@ -255,7 +238,7 @@ func (p *planner) latestOfKey() *results.Result {
 func (p *planner) oneKey() bool {
 	keys := map[string]bool{}
 	for _, r := range p.col.Results() {
-		if r.Phase != phaseScopeOther {
+		if r.Phase != observation.PhaseScopeOther {
 			keys[r.Key] = true
 		}
 	}

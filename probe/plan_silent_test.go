@@ -7,6 +7,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/results"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A window restarted by every over-limit request never reopens while the
@@ -18,11 +20,11 @@ import (
 func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 	obs := probeSim(t, "builtin:fixed_window?limit=10&window=2s&penalty=restart", "", Options{MaxTime: 12 * time.Second}).Observation
 	rs := obs.Results
-	for _, phase := range []string{phaseRetryWait, phaseResetWait} {
+	for _, phase := range []string{observation.PhaseRetryWait, observation.PhaseResetWait} {
 		var wait *results.Result
 		for i := range rs {
 			if rs[i].Phase == phase {
-				if wait != nil && phase == phaseResetWait {
+				if wait != nil && phase == observation.PhaseResetWait {
 					t.Fatalf("two %s requests", phase)
 				}
 				if wait == nil {
@@ -30,11 +32,11 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 				}
 			}
 		}
-		if wait == nil && phase == phaseResetWait {
+		if wait == nil && phase == observation.PhaseResetWait {
 			// A reset that ended before the silent retry was sent was
 			// tested by it: it was the key's next request in silence.
 			for i := range rs {
-				if rs[i].Phase == phaseRetryWait {
+				if rs[i].Phase == observation.PhaseRetryWait {
 					wait = &rs[i]
 					break
 				}
@@ -56,7 +58,7 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 		}
 		var at time.Time
 		var ok bool
-		if phase == phaseRetryWait {
+		if phase == observation.PhaseRetryWait {
 			at, ok = retryAfterOf(obs.Start, prev)
 		} else {
 			at, ok = resetOf(obs.Start, prev)
@@ -76,7 +78,7 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 func TestSilentWaitsNeedHeaders(t *testing.T) {
 	obs := probeSim(t, "builtin:fixed_window?limit=10&window=1s&headers=none&retry-after=off", "", Options{MaxTime: MinTime}).Observation
 	for _, r := range obs.Results {
-		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait {
+		if r.Phase == observation.PhaseRetryWait || r.Phase == observation.PhaseResetWait {
 			t.Fatalf("a %s request without a header to wait for", r.Phase)
 		}
 	}
@@ -96,7 +98,7 @@ func TestSilentWaitsNeedOneKey(t *testing.T) {
 	keys := map[string]bool{}
 	for _, r := range obs.Results {
 		keys[r.Key] = true
-		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait || r.Phase == phaseSilentExhaust {
+		if r.Phase == observation.PhaseRetryWait || r.Phase == observation.PhaseResetWait || r.Phase == observation.PhaseSilentExhaust {
 			t.Fatalf("a %s request although the keys rotate", r.Phase)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Splitting ties: when several models explain the run so far equally well
@@ -19,7 +21,6 @@ import (
 // hypothetical requests as well as observed ones — and sends the one on
 // which they disagree most for the time it costs, within the budget.
 const (
-	phaseSplit = "split"
 	// splitRounds bounds the experiments: each is chosen from a fresh fit.
 	splitRounds = 3
 	// splitMinDisagreement: a schedule on which the models differ on fewer
@@ -140,7 +141,7 @@ func (p *planner) splitTies(ctx context.Context, first *pendingFit) {
 		}
 		begin := p.e.Now()
 		p.e.Schedule(ctx, len(sched), func(i int) attack.Shot {
-			return attack.Shot{At: begin + sched[i], Phase: phaseSplit}
+			return attack.Shot{At: begin + sched[i], Phase: observation.PhaseSplit}
 		})
 	}
 	p.e.Wait()
@@ -158,9 +159,9 @@ func contention(best, slack int) int { return max(slack, best+1) }
 
 // stillTied is the models that still explain obs within contention of
 // the best of them.
-func stillTied(obs *Observation, models []Candidate) []Candidate {
-	evs := obs.events()
-	unc := decisionUncertainty(obs.RTT)
+func stillTied(obs *observation.Observation, models []Candidate) []Candidate {
+	evs := obs.Events()
+	unc := observation.DecisionUncertainty(obs.RTT)
 	mis := make([]int, len(models))
 	best := math.MaxInt32
 	for i, m := range models {
@@ -178,13 +179,13 @@ func stillTied(obs *Observation, models []Candidate) []Candidate {
 }
 
 // snapshot is the observation so far, as runPlan builds it at the end.
-func (p *planner) snapshot() *Observation {
-	obs := &Observation{Start: p.e.Start()}
+func (p *planner) snapshot() *observation.Observation {
+	obs := &observation.Observation{Start: p.e.Start()}
 	for _, r := range p.col.Results() {
 		obs.Results = append(obs.Results, *r)
 	}
-	obs.Results = sortedResults(obs.Results)
-	obs.RTT = MinRTT(obs.Results)
+	obs.Results = observation.SortedResults(obs.Results)
+	obs.RTT = observation.MinRTT(obs.Results)
 	return obs
 }
 
@@ -215,7 +216,7 @@ func (p *planner) naturalEnd(models []Candidate) (end time.Duration, knock bool)
 // volley of a little more than the capacity (or two, each after the same
 // silence), or single requests; or two seconds of steady knocking — and
 // returns the one with the most disagreement per second among the models.
-func (p *planner) bestSplit(obs *Observation, models []Candidate) ([]time.Duration, int) {
+func (p *planner) bestSplit(obs *observation.Observation, models []Candidate) ([]time.Duration, int) {
 	capacity := max(p.capacity(), 1)
 	volley := min(capacity+2, 60)
 	var best []time.Duration
@@ -295,12 +296,12 @@ func twoVolleysAfter(silence time.Duration, n int) []time.Duration {
 // run's last admission opened, agree after 0.5, 1, 2, 4 and 8 s alike, and
 // a volley 3.1 s on splits them. Only gaps wider than a volley (and the
 // timing uncertainty either side) are offered.
-func reopenSilences(obs *Observation, models []Candidate, from, volleyLen time.Duration) []time.Duration {
-	evs := obs.events()
-	unc := decisionUncertainty(obs.RTT)
+func reopenSilences(obs *observation.Observation, models []Candidate, from, volleyLen time.Duration) []time.Duration {
+	evs := obs.Events()
+	unc := observation.DecisionUncertainty(obs.RTT)
 	key := ""
 	if len(evs) > 0 {
-		key = evs[len(evs)-1].key
+		key = evs[len(evs)-1].Key
 	}
 	var whole []time.Duration // after from + splitLead
 	for _, m := range models {
@@ -338,12 +339,12 @@ func knockTrain(gap time.Duration) []time.Duration {
 
 // disagreement counts the proposed requests on which the models do not
 // all decide alike, each model replayed over the run so far first.
-func disagreement(obs *Observation, models []Candidate, from time.Duration, sched []time.Duration) int {
-	evs := obs.events()
-	unc := decisionUncertainty(obs.RTT)
+func disagreement(obs *observation.Observation, models []Candidate, from time.Duration, sched []time.Duration) int {
+	evs := obs.Events()
+	unc := observation.DecisionUncertainty(obs.RTT)
 	key := ""
 	if len(evs) > 0 {
-		key = evs[len(evs)-1].key
+		key = evs[len(evs)-1].Key
 	}
 	decisions := make([][]bool, 0, len(models))
 	for _, m := range models {
@@ -374,10 +375,10 @@ func disagreement(obs *Observation, models []Candidate, from time.Duration, sche
 // tiedModels are the models that explain the run within noise of the best:
 // the best of every family that ties, and within a family its distinct
 // variants and the extremes of its window or rate.
-func tiedModels(o *Observation, stop *atomic.Bool) []Candidate {
-	evs := o.events()
+func tiedModels(o *observation.Observation, stop *atomic.Bool) []Candidate {
+	evs := o.Events()
 	for i := range evs {
-		evs[i].stop = stop
+		evs[i].Stop = stop
 	}
 	if len(evs) == 0 || rejectedEvents(evs) == 0 {
 		return nil
@@ -390,7 +391,7 @@ func tiedModels(o *Observation, stop *atomic.Bool) []Candidate {
 		// counter after such an experiment in 2 of 4 package runs).
 		return nil
 	}
-	fits := fitAll(evs, o.hypotheses(), o.RTT)
+	fits := fitAll(evs, hypothesesOf(o), o.RTT)
 	if abandoned(evs) {
 		return nil // abandoned: the fits are partial
 	}
@@ -443,7 +444,7 @@ func tiedModels(o *Observation, stop *atomic.Bool) []Candidate {
 		}
 	}
 	if len(startFamilies) > 0 {
-		h := o.hypotheses()
+		h := hypothesesOf(o)
 		var seeds []Candidate
 		for _, f := range fits {
 			if f.family == limiter.FixedWindow || f.family == limiter.SlidingCounter || f.family == limiter.SlidingLog {
@@ -456,14 +457,14 @@ func tiedModels(o *Observation, stop *atomic.Bool) []Candidate {
 			}
 		}
 	}
-	if len(o.phase(phaseSplit)) == 0 {
+	if len(o.Phase(observation.PhaseSplit)) == 0 {
 		// A bucket's capacity may be two tiers, a primary and a burst
 		// pool that has not come back yet: once per probe, the deciding
 		// experiment asks (fit_tiers.go).
 		// Only while the run has not refuted it already (a silence
 		// long enough for the primary to come back past half, and the
 		// volley after it, may have).
-		unc := decisionUncertainty(o.RTT)
+		unc := observation.DecisionUncertainty(o.RTT)
 		for _, h := range hiddenPools(out) {
 			if m := replay(evs, h.Config, h.Offset, unc, best+slack, nil); m <= best+slack {
 				h.Mismatches = m

@@ -15,8 +15,8 @@ import (
 func TestBurstsRespectTheConnectionLimit(t *testing.T) {
 	res := probeSim(t, "builtin:none", "", Options{MaxTime: MinTime * 2, Engine: attack.Options{MaxConns: 150}})
 	largest := 0
-	for _, b := range res.Observation.burstPhases() {
-		largest = max(largest, len(res.Observation.phase(b)))
+	for _, b := range res.Observation.BurstPhases() {
+		largest = max(largest, len(res.Observation.Phase(b)))
 	}
 	if largest != 150 {
 		t.Errorf("largest burst %d, want the connection limit 150", largest)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/results"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A long window's trace and a silent Retry-After wait after it do not both
@@ -38,7 +40,7 @@ func (p *planner) traceSilence(ctx context.Context, tr []*results.Result, lastAd
 	p.tracedSilently = true
 	// A request of the trace: the step it finds is the trace's, for the
 	// fit's window and step estimates as for the stop rule.
-	return p.silentRetry(ctx, r, at, phaseTrace, "Retry-After")
+	return p.silentRetry(ctx, r, at, observation.PhaseTrace, "Retry-After")
 }
 
 // locked says whether the trace tr is in a lockout at now: its latest
@@ -69,7 +71,7 @@ func (p *planner) traceWaitWanted(tr []*results.Result, rate float64, r *results
 // admissions (in send order) split where none came for lockedAfter. A step
 // of fewer than stepSize is none.
 func lastStep(tr []*results.Result) (int, bool) {
-	adm := admittedSent(tr)
+	adm := observation.AdmittedSent(tr)
 	slices.Sort(adm)
 	n := 0
 	for i, at := range adm {

@@ -2,13 +2,15 @@ package probe
 
 import (
 	"fmt"
+	"github.com/ratecheck/ratecheck/results"
 	"math"
 	"net/http"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/headers"
-	"github.com/ratecheck/ratecheck/results"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A quota longer than a probe can wait (an hour's, a day's) never shows
@@ -80,16 +82,16 @@ type RemainingCount struct {
 
 // quota is the partial answer of a run whose capacity never came back
 // (unrecovered); nil otherwise.
-func (o *Observation) quota() *Quota {
-	n, locked := o.unrecovered()
+func quota(o *observation.Observation) *Quota {
+	n, locked := unrecovered(o)
 	if n == 0 {
 		return nil
 	}
 	q := &Quota{LockedS: math.Round(locked.Seconds()*10) / 10}
 	var first *results.Result
 	var rem []int64
-	for _, r := range sortedResults(o.Results) {
-		if r.Phase == phaseScopeOther || !decided(&r) {
+	for _, r := range observation.SortedResults(o.Results) {
+		if r.Phase == observation.PhaseScopeOther || !observation.Decided(&r) {
 			continue
 		}
 		if r.Admitted() {

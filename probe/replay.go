@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Replaying a model is how every part of ratecheck compares a limiter model
@@ -49,15 +51,15 @@ func (r Replayed) Explained() int { return len(r.Requests) - r.Mismatches }
 // absolute time is tried at the clock offsets the uncertainty allows,
 // keeping the best. Keys are the requests' own, unless the probe found the
 // limit global.
-func Replay(o *Observation, cfg limiter.Config) (Replayed, error) {
+func Replay(o *observation.Observation, cfg limiter.Config) (Replayed, error) {
 	if o == nil {
 		return Replayed{}, fmt.Errorf("replay: no observation")
 	}
 	if _, err := limiter.New(cfg); err != nil {
 		return Replayed{}, fmt.Errorf("replay: %w", err)
 	}
-	evs := o.events()
-	unc := decisionUncertainty(o.RTT)
+	evs := o.Events()
+	unc := observation.DecisionUncertainty(o.RTT)
 	best := Replayed{Config: cfg, Mismatches: math.MaxInt}
 	answers := make([]answer, len(evs))
 	for _, off := range replayOffsets(cfg, o.RTT) {
@@ -68,7 +70,7 @@ func Replay(o *Observation, cfg limiter.Config) (Replayed, error) {
 		best.Offset, best.Mismatches = off, m
 		best.Requests = make([]ReplayedRequest, len(evs))
 		for i, ev := range evs {
-			best.Requests[i] = ReplayedRequest{Index: ev.index, Admitted: answers[i].admitted, Mismatch: answers[i].mismatch}
+			best.Requests[i] = ReplayedRequest{Index: ev.Index, Admitted: answers[i].admitted, Mismatch: answers[i].mismatch}
 		}
 	}
 	// The time line is in the server's likely order, which within a burst
@@ -87,7 +89,7 @@ func replayOffsets(cfg limiter.Config, rtt time.Duration) []time.Duration {
 		// (A start grid's phase is a fitted parameter: it takes the
 		// offset's place; a grid a key's first request anchors moves
 		// with it.)
-		eps := arrivalUncertainty(rtt)
+		eps := observation.ArrivalUncertainty(rtt)
 		return []time.Duration{-eps, 0, eps}
 	}
 	return []time.Duration{0}
@@ -119,7 +121,7 @@ func delayTolerance(pred time.Duration) time.Duration {
 // (the fit only keeps the best candidates, so the exact count of a worse
 // one is never needed), and records each event's answer in out only when
 // out is not nil.
-func replay(evs []event, cfg limiter.Config, offset, unc time.Duration, bound int, out []answer) int {
+func replay(evs []observation.Event, cfg limiter.Config, offset, unc time.Duration, bound int, out []answer) int {
 	lim, err := limiter.New(cfg)
 	if err != nil {
 		return math.MaxInt32
@@ -132,45 +134,45 @@ func replay(evs []event, cfg limiter.Config, offset, unc time.Duration, bound in
 
 // replayOn is replay on a model built already, left in the state the
 // events put it in (what the plan's tie-splitting simulates onward from).
-func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound int, out []answer) int {
+func replayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Duration, bound int, out []answer) int {
 	mis := 0
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
-		at := ev.at
+		at := ev.At
 		if offset != 0 { // most replays are at no offset: skip the Add
 			at = at.Add(offset)
 		}
-		unc := max(unc, ev.slack)
+		unc := max(unc, ev.Slack)
 		var d limiter.Decision
 		switch {
-		case ev.lone:
+		case ev.Lone:
 			d.Allowed = true // a key's first request (see event.lone)
-		case ev.admitted:
-			d = lim.Allow(ev.key, at)
+		case ev.Admitted:
+			d = lim.Allow(ev.Key, at)
 			// Within timing uncertainty of the instant capacity returns:
 			// the server's clock may have been that far ahead of our
 			// estimate, so take the request as arriving then.
 			if !d.Allowed && d.RetryAfter > 0 && d.RetryAfter <= unc {
-				d = lim.Allow(ev.key, at.Add(d.RetryAfter))
+				d = lim.Allow(ev.Key, at.Add(d.RetryAfter))
 			}
 		default:
 			// A rejection is judged as early as the uncertainty allows
 			// (capacity only grows with time between decisions), never
 			// before the key's previous decision: on the events' time
 			// line, then shifted by the offset (one Add, not two).
-			judged := later(ev.at.Add(-unc), ev.floor)
+			judged := observation.Later(ev.At.Add(-unc), ev.Floor)
 			if offset != 0 {
 				judged = judged.Add(offset)
 			}
-			d = lim.Allow(ev.key, judged)
+			d = lim.Allow(ev.Key, judged)
 		}
 		miss := false
 		switch {
-		case d.Allowed != ev.admitted:
+		case d.Allowed != ev.Admitted:
 			miss = true
-		case d.Allowed && d.Delay > 0 && (d.Delay-ev.delay).Abs() > delayTolerance(d.Delay):
+		case d.Allowed && d.Delay > 0 && (d.Delay-ev.Delay).Abs() > delayTolerance(d.Delay):
 			miss = true // the model queues it, and not by that much
-		case d.Allowed && d.Delay == 0 && ev.judgeDelay && ev.delay > ev.noise+delayTolerance(0):
+		case d.Allowed && d.Delay == 0 && ev.JudgeDelay && ev.Delay > ev.Noise+delayTolerance(0):
 			miss = true // held back where the model serves at once
 		}
 		if out != nil {
@@ -196,7 +198,7 @@ func replayOn(lim limiter.Limiter, evs []event, offset, unc time.Duration, bound
 // request held longer than the fastest one may have been released up to
 // that much earlier (up to maxReadLag), and an admission that such an
 // earlier release explains is no mismatch either.
-func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Duration, bound int, out []answer) int {
+func replayConcurrency(evs []observation.Event, lim limiter.Limiter, offset, unc time.Duration, bound int, out []answer) int {
 	type rel struct {
 		at       time.Time
 		key      string
@@ -205,8 +207,8 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 	}
 	fastest := time.Duration(-1)
 	for _, ev := range evs {
-		if ev.admitted && (fastest < 0 || ev.hold < fastest) {
-			fastest = ev.hold
+		if ev.Admitted && (fastest < 0 || ev.Hold < fastest) {
+			fastest = ev.Hold
 		}
 	}
 	var pending []rel
@@ -214,11 +216,11 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 	mis := 0
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
-		at := ev.at
+		at := ev.At
 		if offset != 0 { // most replays are at no offset: skip the Add
 			at = at.Add(offset)
 		}
-		unc := max(unc, ev.slack)
+		unc := max(unc, ev.Slack)
 		keep := pending[:0]
 		for _, p := range pending {
 			if !p.at.After(at) {
@@ -229,17 +231,17 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 			}
 		}
 		pending = keep
-		d := lim.Allow(ev.key, at)
+		d := lim.Allow(ev.Key, at)
 		miss := false
-		if d.Allowed != ev.admitted {
+		if d.Allowed != ev.Admitted {
 			excused := false
-			if ev.admitted {
+			if ev.Admitted {
 				// Would an imminent release have made room?
 				for j, p := range pending {
-					if p.key == ev.key && p.at.Sub(at) <= unc+p.lag {
+					if p.key == ev.Key && p.at.Sub(at) <= unc+p.lag {
 						lim.Release(p.key, at)
 						pending = append(pending[:j], pending[j+1:]...)
-						d = lim.Allow(ev.key, at)
+						d = lim.Allow(ev.Key, at)
 						excused = d.Allowed
 						break
 					}
@@ -249,9 +251,9 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 				// freed yet? Then follow the server: undo the admission.
 				// Not if the client had read that request's answer before
 				// sending this one: the server had let it go by then.
-				for _, t := range released[ev.key] {
-					if at.Sub(t.at) <= unc && (t.answered.IsZero() || ev.sent.IsZero() || t.answered.After(ev.sent)) {
-						lim.Release(ev.key, at)
+				for _, t := range released[ev.Key] {
+					if at.Sub(t.at) <= unc && (t.answered.IsZero() || ev.Sent.IsZero() || t.answered.After(ev.Sent)) {
+						lim.Release(ev.Key, at)
 						d.Allowed, excused = false, true
 						break
 					}
@@ -260,8 +262,8 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 			miss = !excused
 		}
 		if d.Allowed {
-			pending = append(pending, rel{at.Add(ev.hold), ev.key, min(max(ev.hold-fastest, 0), maxReadLag), ev.answered})
-			if ev.admitted && ev.judgeDelay && ev.delay > ev.noise+delayTolerance(0) {
+			pending = append(pending, rel{at.Add(ev.Hold), ev.Key, min(max(ev.Hold-fastest, 0), maxReadLag), ev.Answered})
+			if ev.Admitted && ev.JudgeDelay && ev.Delay > ev.Noise+delayTolerance(0) {
 				miss = true // a concurrency cap never queues
 			}
 		}
@@ -290,15 +292,8 @@ func replayConcurrency(evs []event, lim limiter.Limiter, offset, unc time.Durati
 // have the release excused: a few scheduler time slices.
 const maxReadLag = 5 * time.Millisecond
 
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
 // sortBySend puts replayed requests in send order.
-func sortBySend(o *Observation, rs []ReplayedRequest) {
+func sortBySend(o *observation.Observation, rs []ReplayedRequest) {
 	sort.SliceStable(rs, func(a, b int) bool {
 		ra, rb := &o.Results[rs[a].Index], &o.Results[rs[b].Index]
 		if ra.Sent != rb.Sent {

@@ -5,11 +5,13 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // recordedProbe reads the probe a real run recorded against a built-in token
 // bucket (report's fixture), as `ratecheck report` would.
-func recordedProbe(tb testing.TB) *Observation {
+func recordedProbe(tb testing.TB) *observation.Observation {
 	return recordedObservation(tb, "../report/testdata/probe.jsonl")
 }
 
@@ -20,7 +22,7 @@ func recordedProbe(tb testing.TB) *Observation {
 func BenchmarkInfer(b *testing.B) {
 	cases := []struct {
 		name string
-		obs  *Observation
+		obs  *observation.Observation
 	}{
 		{"recorded-token-bucket", recordedProbe(b)},
 		{"sliding-log", simulated(b, limiter.Config{Algo: limiter.SlidingLog, Limit: 10, Window: time.Second}, epoch, 650*time.Millisecond, 100*time.Millisecond)},
@@ -45,7 +47,7 @@ func BenchmarkFitTiers(b *testing.B) {
 	obs := simulated(b, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{
 		{Algo: limiter.TokenBucket, Rate: 10, Burst: 5}, {Algo: limiter.FixedWindow, Limit: 16, Window: 2 * time.Second, Align: limiter.AlignWall}}},
 		epoch, 700*time.Millisecond, 50*time.Millisecond)
-	evs, h := obs.events(), obs.hypotheses()
+	evs, h := obs.Events(), hypothesesOf(obs)
 	for b.Loop() {
 		fitTiers(evs, h, obs.RTT)
 	}

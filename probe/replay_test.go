@@ -10,6 +10,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // handmade is an observation on a virtual clock with a 1 ms round trip:
@@ -21,8 +23,8 @@ type shot struct {
 	admitted bool
 }
 
-func handmade(shots ...shot) *Observation {
-	o := &Observation{Start: epoch, RTT: time.Millisecond}
+func handmade(shots ...shot) *observation.Observation {
+	o := &observation.Observation{Start: epoch, RTT: time.Millisecond}
 	for i, s := range shots {
 		sent := time.Duration(s.sentMs * float64(time.Millisecond))
 		status := 429
@@ -41,12 +43,12 @@ func handmade(shots ...shot) *Observation {
 // among them.
 func TestReplayAnswersEachRequest(t *testing.T) {
 	o := handmade(
-		shot{phaseBurst, "", 100, true},
-		shot{phaseBurst, "", 100, true},
-		shot{phaseBurst, "", 100, false},
-		shot{phaseBurst, "", 100, true},
-		shot{phaseBurst, "", 100, true},
-		shot{phaseTrace, "", 1200, true},
+		shot{observation.PhaseBurst, "", 100, true},
+		shot{observation.PhaseBurst, "", 100, true},
+		shot{observation.PhaseBurst, "", 100, false},
+		shot{observation.PhaseBurst, "", 100, true},
+		shot{observation.PhaseBurst, "", 100, true},
+		shot{observation.PhaseTrace, "", 1200, true},
 	)
 	r, err := Replay(o, limiter.Config{Algo: limiter.FixedWindow, Limit: 3, Window: time.Second, Align: limiter.AlignFirst})
 	if err != nil {
@@ -74,25 +76,25 @@ func TestReplayFollowsTheMeasuredScope(t *testing.T) {
 	for _, c := range []struct {
 		otherAdmitted bool
 		scope         string
-	}{{false, ScopeGlobal}, {true, ScopePerKey}} {
+	}{{false, observation.ScopeGlobal}, {true, observation.ScopePerKey}} {
 		// Three requests of the other key at once (scope.go), the
 		// probe's own after, and an address trial as shared as the key.
 		o := handmade(
-			shot{phaseBurst, "", 100, true},
-			shot{phaseBurst, "", 100, true},
-			shot{phaseBurst, "", 100, true},
-			shot{phaseScopeRef, "", 300, false},
-			shot{phaseScopeOther, "other", 310, c.otherAdmitted},
-			shot{phaseScopeOther, "other", 311, c.otherAdmitted},
-			shot{phaseScopeOther, "other", 312, c.otherAdmitted},
-			shot{phaseScopeRef, "", 313, false},
-			shot{phaseScopeIP, "", 314, false},
-			shot{phaseScopeRef, "", 315, false},
+			shot{observation.PhaseBurst, "", 100, true},
+			shot{observation.PhaseBurst, "", 100, true},
+			shot{observation.PhaseBurst, "", 100, true},
+			shot{observation.PhaseScopeRef, "", 300, false},
+			shot{observation.PhaseScopeOther, "other", 310, c.otherAdmitted},
+			shot{observation.PhaseScopeOther, "other", 311, c.otherAdmitted},
+			shot{observation.PhaseScopeOther, "other", 312, c.otherAdmitted},
+			shot{observation.PhaseScopeRef, "", 313, false},
+			shot{observation.PhaseScopeIP, "", 314, false},
+			shot{observation.PhaseScopeRef, "", 315, false},
 		)
 		if !c.otherAdmitted {
 			o.Results = append(o.Results[:5], o.Results[7:]...) // a shared key stops at its first rejection
 		}
-		if s := o.scope(); s != c.scope {
+		if s := o.Scope(); s != c.scope {
 			t.Fatalf("scope %s, want %s", s, c.scope)
 		}
 		r, err := Replay(o, cfg)
@@ -115,8 +117,8 @@ func TestReplayIsWhatTheFitScores(t *testing.T) {
 		{Algo: limiter.TokenBucket, Rate: 10, Burst: 10},
 	} {
 		obs := simulated(t, truth, epoch, 2030*time.Millisecond, 50*time.Millisecond)
-		evs, h := obs.events(), obs.hypotheses()
-		unc := decisionUncertainty(obs.RTT)
+		evs, h := obs.Events(), hypothesesOf(obs)
+		unc := observation.DecisionUncertainty(obs.RTT)
 		grids := map[string][]limiter.Config{}
 		for _, l := range h.limits {
 			for _, w := range h.windows {
@@ -208,25 +210,25 @@ func TestKeyMajorReplayScoresAsTimeOrder(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				key = fmt.Sprint("lone", i)
 			}
-			shots = append(shots, shot{phaseTrace, key, float64(rng.IntN(3000)), rng.IntN(3) > 0})
+			shots = append(shots, shot{observation.PhaseTrace, key, float64(rng.IntN(3000)), rng.IntN(3) > 0})
 		}
 		slices.SortStableFunc(shots, func(a, b shot) int { return int(a.sentMs - b.sentMs) })
 		o := handmade(shots...)
-		evs := o.events()
-		byKey := keyMajor(evs)
+		evs := o.Events()
+		byKey := observation.KeyMajor(evs)
 		count, done := map[string]int{}, map[string]bool{}
 		for _, ev := range evs {
-			count[ev.key]++
+			count[ev.Key]++
 		}
 		for i, ev := range byKey {
-			if i > 0 && ev.key != byKey[i-1].key {
-				if done[ev.key] || count[ev.key] > count[byKey[i-1].key] {
-					t.Fatalf("key-major order: %q (%d events) after %q (%d), or twice", ev.key, count[ev.key], byKey[i-1].key, count[byKey[i-1].key])
+			if i > 0 && ev.Key != byKey[i-1].Key {
+				if done[ev.Key] || count[ev.Key] > count[byKey[i-1].Key] {
+					t.Fatalf("key-major order: %q (%d events) after %q (%d), or twice", ev.Key, count[ev.Key], byKey[i-1].Key, count[byKey[i-1].Key])
 				}
-				done[byKey[i-1].key] = true
+				done[byKey[i-1].Key] = true
 			}
 		}
-		unc := decisionUncertainty(o.RTT)
+		unc := observation.DecisionUncertainty(o.RTT)
 		for _, cfg := range cfgs {
 			for _, off := range []time.Duration{-unc, 0, unc} {
 				timeOrder, keyOrder := replay(evs, cfg, off, unc, math.MaxInt, nil), replay(byKey, cfg, off, unc, math.MaxInt, nil)
@@ -243,15 +245,15 @@ func TestKeyMajorReplayScoresAsTimeOrder(t *testing.T) {
 // mismatch of every model alike.
 func TestLoneRequestIsAdmittedByEveryModel(t *testing.T) {
 	o := handmade(
-		shot{phaseTrace, "a", 0, true},
-		shot{phaseTrace, "a", 10, false},
-		shot{phaseTrace, "b", 20, true},
-		shot{phaseTrace, "c", 30, false},
+		shot{observation.PhaseTrace, "a", 0, true},
+		shot{observation.PhaseTrace, "a", 10, false},
+		shot{observation.PhaseTrace, "b", 20, true},
+		shot{observation.PhaseTrace, "c", 30, false},
 	)
-	evs := o.events()
+	evs := o.Events()
 	lone := map[string]bool{}
 	for _, ev := range evs {
-		lone[ev.key] = ev.lone
+		lone[ev.Key] = ev.Lone
 	}
 	if lone["a"] || !lone["b"] || !lone["c"] {
 		t.Fatalf("lone %v", lone)
@@ -278,30 +280,30 @@ func TestLoneRequestIsAdmittedByEveryModel(t *testing.T) {
 func TestPerConnectionLimitIsReplayedPerConnection(t *testing.T) {
 	var shots []shot
 	for range 30 {
-		shots = append(shots, shot{phaseBurst, "", 100, true}) // thirty connections, one request each
+		shots = append(shots, shot{observation.PhaseBurst, "", 100, true}) // thirty connections, one request each
 	}
 	for i := range 12 { // then one connection: 5 admitted, then rejected
-		shots = append(shots, shot{phaseTrace, "", 200 + float64(i)*10, i < 5})
+		shots = append(shots, shot{observation.PhaseTrace, "", 200 + float64(i)*10, i < 5})
 	}
 	shots = append(shots,
-		shot{phaseScopeRef, "", 400, false},
-		shot{phaseScopeConn, "", 410, true}, shot{phaseScopeConn, "", 411, true}, shot{phaseScopeConn, "", 412, true},
-		shot{phaseScopeRef, "", 420, false})
+		shot{observation.PhaseScopeRef, "", 400, false},
+		shot{observation.PhaseScopeConn, "", 410, true}, shot{observation.PhaseScopeConn, "", 411, true}, shot{observation.PhaseScopeConn, "", 412, true},
+		shot{observation.PhaseScopeRef, "", 420, false})
 	o := handmade(shots...)
 	for i := range o.Results {
 		switch r := &o.Results[i]; {
 		case i < 30:
 			r.Conn = int64(i + 1)
-		case r.Phase == phaseScopeConn:
+		case r.Phase == observation.PhaseScopeConn:
 			r.Conn = int64(100 + i)
 		default:
 			r.Conn = 31 // the trace and the references share a connection
 		}
 	}
 	if !o.PerConnection() {
-		t.Fatalf("scope %s: not replayed per connection", o.scope())
+		t.Fatalf("scope %s: not replayed per connection", o.Scope())
 	}
-	if c := o.connCapacity(); c != 5 {
+	if c := connCapacity(o); c != 5 {
 		t.Errorf("one connection's capacity %d, want 5", c)
 	}
 	cfg := limiter.Config{Algo: limiter.FixedWindow, Limit: 5, Window: time.Minute, Align: limiter.AlignFirst}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/headers"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Replicas: a limit enforced by N replicas that each count alone, behind a
@@ -32,15 +34,15 @@ type ReplicaFindings struct {
 const minReplicaValues = 3
 
 // replicaFindings reads the burst with the most admissions.
-func (o *Observation) replicaFindings() ReplicaFindings {
+func replicaFindings(o *observation.Observation) ReplicaFindings {
 	var best ReplicaFindings
 	bestAdmitted := -1
-	for _, phase := range o.burstPhases() {
+	for _, phase := range o.BurstPhases() {
 		limits := map[int64]int{}
 		counts := map[int64]int{}
 		admitted := 0
-		for _, r := range o.phase(phase) {
-			if !decided(&r) || !r.Admitted() {
+		for _, r := range o.Phase(phase) {
+			if !observation.Decided(&r) || !r.Admitted() {
 				continue
 			}
 			admitted++

@@ -6,17 +6,19 @@ import (
 	"testing"
 
 	"github.com/ratecheck/ratecheck/results"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // burstWithRemaining is a burst whose admitted answers carry these
 // Remaining values (Limit 20), then a rejection.
-func burstWithRemaining(rem ...int) *Observation {
-	o := &Observation{}
+func burstWithRemaining(rem ...int) *observation.Observation {
+	o := &observation.Observation{}
 	for i, v := range rem {
-		o.Results = append(o.Results, results.Result{Seq: i + 1, Phase: phaseBurst, Status: 200,
+		o.Results = append(o.Results, results.Result{Seq: i + 1, Phase: observation.PhaseBurst, Status: 200,
 			Headers: map[string]string{"x-ratelimit-limit": "20", "x-ratelimit-remaining": strconv.Itoa(v)}})
 	}
-	o.Results = append(o.Results, results.Result{Seq: len(rem) + 1, Phase: phaseBurst, Status: 429})
+	o.Results = append(o.Results, results.Result{Seq: len(rem) + 1, Phase: observation.PhaseBurst, Status: 429})
 	return o
 }
 
@@ -44,7 +46,7 @@ func TestReplicasFromInterleavedRemaining(t *testing.T) {
 		{"too few values", seq(19, 18, 3), 0, ""},
 	} {
 		o := burstWithRemaining(c.rem...)
-		f := o.replicaFindings()
+		f := replicaFindings(o)
 		facts := strings.Join(replicaFacts(f), "\n")
 		if f.Replicas != c.replicas || (c.fact == "") != (facts == "") || !strings.Contains(facts, c.fact) {
 			t.Errorf("%s: %+v %q", c.name, f, facts)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/results"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // Options bound and shape a probe. The zero value is the default probe.
@@ -129,7 +131,7 @@ func (o Options) Validate() error {
 
 // Result is one probe carried out.
 type Result struct {
-	Observation *Observation
+	Observation *observation.Observation
 	Inference   Inference
 	// Notes are what the engine and the plan said on the way (budget
 	// reached, interrupted, phases skipped).
@@ -205,10 +207,10 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 		obs.Notes = append(obs.Notes, fmt.Sprintf("the target stopped answering: %d requests in a row got no answer, so the probe stopped sending", lostAfter))
 	}
 	if ctx.Err() != nil {
-		obs.Stopped = StopInterrupted
+		obs.Stopped = observation.StopInterrupted
 	}
 	res := &Result{Observation: obs, Notes: append(eng.Notes(), obs.Notes...), Elapsed: eng.Now(), ResultsFile: opt.ResultsFile}
-	if obs.Stopped == StopInterrupted {
+	if obs.Stopped == observation.StopInterrupted {
 		msg := "interrupted"
 		if opt.ResultsFile != "" {
 			msg += ": the results so far are in " + opt.ResultsFile
@@ -222,11 +224,11 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	}
 	var costly *QuotaCostError
 	if errors.As(planErr, &costly) {
-		res.Inference = Inference{Family: Inconclusive, Scope: ScopeUntested, Reason: planErr.Error()}
+		res.Inference = Inference{Family: Inconclusive, Scope: observation.ScopeUntested, Reason: planErr.Error()}
 		return res, planErr
 	}
 	if planErr != nil && errors.Is(planErr, ErrUnreachable) {
-		res.Inference = Inference{Family: Inconclusive, Scope: ScopeUntested, Reason: planErr.Error()}
+		res.Inference = Inference{Family: Inconclusive, Scope: observation.ScopeUntested, Reason: planErr.Error()}
 		return res, planErr
 	}
 	if planErr != nil && !errors.Is(planErr, context.Canceled) && !errors.Is(planErr, context.DeadlineExceeded) {
@@ -253,7 +255,7 @@ func budgetOptions(opt Options) map[string]string {
 // back, with the budget and stop reason the live run recorded, and infers
 // again: what `ratecheck report` shows for a probe stream.
 func FromRecorded(rec *results.Recorded) *Result {
-	obs := NewObservation(rec.Header.Start, rec.Results)
+	obs := observation.New(rec.Header.Start, rec.Results)
 	if n, err := strconv.Atoi(rec.Header.Options["max_requests"]); err == nil {
 		obs.Budget.MaxRequests = n
 	}
@@ -267,7 +269,7 @@ func FromRecorded(rec *results.Recorded) *Result {
 	switch {
 	case rec.End == nil:
 		// No end record: the process was stopped before it could write one.
-		obs.Stopped = StopInterrupted
+		obs.Stopped = observation.StopInterrupted
 		res.Notes = append(res.Notes, "the results stream has no end record: the run was interrupted, and this report covers the requests recorded before that")
 	default:
 		obs.Stopped = rec.End.Stopped

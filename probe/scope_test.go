@@ -16,6 +16,8 @@ import (
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // The trials are judged exactly from the results: capacity of its own
@@ -26,7 +28,7 @@ func TestScopeFindingsFromTrials(t *testing.T) {
 	own := func(ph string, admitted bool) []shot {
 		return []shot{{ph, "", 0, admitted}, {ph, "", 0, admitted}, {ph, "", 0, admitted}}
 	}
-	seq := func(parts ...[]shot) *Observation {
+	seq := func(parts ...[]shot) *observation.Observation {
 		var all []shot
 		for _, p := range parts {
 			all = append(all, p...)
@@ -36,30 +38,30 @@ func TestScopeFindingsFromTrials(t *testing.T) {
 		}
 		return handmade(all...)
 	}
-	ref := func(admitted bool) []shot { return []shot{{phaseScopeRef, "", 0, admitted}} }
-	rejected := []shot{{phaseScopeIP, "", 0, false}}
-	conn := []shot{{phaseScopeConn, "", 0, false}}
+	ref := func(admitted bool) []shot { return []shot{{observation.PhaseScopeRef, "", 0, admitted}} }
+	rejected := []shot{{observation.PhaseScopeIP, "", 0, false}}
+	conn := []shot{{observation.PhaseScopeConn, "", 0, false}}
 	for _, c := range []struct {
 		name      string
-		o         *Observation
+		o         *observation.Observation
 		scope     string
 		reason    string
 		spoofable []string
 	}{
-		{"per ip", seq(ref(false), own(phaseScopeIP, true), ref(false), conn, ref(false)), ScopePerIP, "", nil},
-		{"global", seq(ref(false), rejected, ref(false), conn, ref(false)), ScopeGlobal, "", nil},
-		{"per connection", seq(ref(false), own(phaseScopeIP, true), ref(false), own(phaseScopeConn, true), ref(false)), ScopePerConnection, "", nil},
-		{"per key", seq(ref(false), own(phaseScopeOther, true), ref(false), rejected, ref(false)), ScopePerKey, "", nil},
-		{"reopened", seq(ref(false), own(phaseScopeIP, true), ref(true)), ScopeUntested, "admitted again right after", nil},
-		{"reopened then retried", seq(ref(false), own(phaseScopeIP, true), ref(true), ref(false), rejected, ref(false)), ScopeGlobal, "", nil},
-		{"own not limited", seq(ref(true), own(phaseScopeIP, true), ref(false)), ScopeUntested, "not limited just before", nil},
-		{"no address", seq(ref(false), []shot{{phaseScopeOther, "k", 0, false}}, ref(false)), ScopeUntested, "--source-addrs", nil},
-		{"nothing", seq(), ScopeUntested, "no scope trial ran", nil},
-		{"never limited", seq(ref(true), ref(true)), ScopeUntested, "were not rejected", nil},
-		{"spoofable", seq(ref(false), rejected, ref(false), own(phaseScopeXFF, true), ref(false), own(phaseScopeXRealIP, true), ref(false), []shot{{phaseScopeForwarded, "", 0, false}}, ref(false)),
-			ScopeGlobal, "", []string{"X-Forwarded-For", "X-Real-IP"}},
+		{"per ip", seq(ref(false), own(observation.PhaseScopeIP, true), ref(false), conn, ref(false)), observation.ScopePerIP, "", nil},
+		{"global", seq(ref(false), rejected, ref(false), conn, ref(false)), observation.ScopeGlobal, "", nil},
+		{"per connection", seq(ref(false), own(observation.PhaseScopeIP, true), ref(false), own(observation.PhaseScopeConn, true), ref(false)), observation.ScopePerConnection, "", nil},
+		{"per key", seq(ref(false), own(observation.PhaseScopeOther, true), ref(false), rejected, ref(false)), observation.ScopePerKey, "", nil},
+		{"reopened", seq(ref(false), own(observation.PhaseScopeIP, true), ref(true)), observation.ScopeUntested, "admitted again right after", nil},
+		{"reopened then retried", seq(ref(false), own(observation.PhaseScopeIP, true), ref(true), ref(false), rejected, ref(false)), observation.ScopeGlobal, "", nil},
+		{"own not limited", seq(ref(true), own(observation.PhaseScopeIP, true), ref(false)), observation.ScopeUntested, "not limited just before", nil},
+		{"no address", seq(ref(false), []shot{{observation.PhaseScopeOther, "k", 0, false}}, ref(false)), observation.ScopeUntested, "--source-addrs", nil},
+		{"nothing", seq(), observation.ScopeUntested, "no scope trial ran", nil},
+		{"never limited", seq(ref(true), ref(true)), observation.ScopeUntested, "were not rejected", nil},
+		{"spoofable", seq(ref(false), rejected, ref(false), own(observation.PhaseScopeXFF, true), ref(false), own(observation.PhaseScopeXRealIP, true), ref(false), []shot{{observation.PhaseScopeForwarded, "", 0, false}}, ref(false)),
+			observation.ScopeGlobal, "", []string{"X-Forwarded-For", "X-Real-IP"}},
 	} {
-		f := c.o.scopeFindings()
+		f := c.o.ScopeFindings()
 		if f.Scope != c.scope || !strings.Contains(f.Reason, c.reason) || !slices.Equal(f.Spoofable, c.spoofable) {
 			t.Errorf("%s: scope %s (%q) spoofable %v, want %s (%q) %v; trials %+v", c.name, f.Scope, f.Reason, f.Spoofable, c.scope, c.reason, c.spoofable, f.Trials)
 		}
@@ -105,14 +107,14 @@ func TestProbeFindsTheScope(t *testing.T) {
 		scope     string
 		spoofable bool
 	}{
-		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip", "", ScopePerIP, false},
-		{"builtin:token_bucket?rate=10/s&burst=20&scope=global", "", ScopeGlobal, false},
-		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip&key=forwarded", "", ScopePerIP, true},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip", "", observation.ScopePerIP, false},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=global", "", observation.ScopeGlobal, false},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip&key=forwarded", "", observation.ScopePerIP, true},
 		// Each connection is a client of its own: the bursts' hundreds of
 		// connections are all admitted, and the limiter is named from
 		// what each connection saw (the results name their connection).
-		{"builtin:token_bucket?rate=10/s&burst=20&scope=connection", "", ScopePerConnection, false},
-		{"builtin:fixed_window?limit=20&window=2s&scope=header:X-Key", "X-Key", ScopePerKey, false},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=connection", "", observation.ScopePerConnection, false},
+		{"builtin:fixed_window?limit=20&window=2s&scope=header:X-Key", "X-Key", observation.ScopePerKey, false},
 	} {
 		t.Run(c.scope, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), testenv.KeepName(c.spec)+".jsonl")
@@ -126,13 +128,13 @@ func TestProbeFindsTheScope(t *testing.T) {
 			// The family always; the numbers when the inference says it is
 			// sure of them (confidence ≥ 0.5, what the grade holds headers
 			// to).
-			if c.scope == ScopePerConnection && (inf.Family != "token_bucket" ||
+			if c.scope == observation.ScopePerConnection && (inf.Family != "token_bucket" ||
 				inf.Confidence >= 0.5 && (inf.Burst < 18 || inf.Burst > 22 || inf.RatePerS < 9 || inf.RatePerS > 11)) {
 				t.Errorf("%s: inferred %s at confidence %.2f", c.spec, inf.Summary(), inf.Confidence)
 			}
 			// The address trial came from another address.
 			for _, r := range res.Observation.Results {
-				if r.Phase == phaseScopeIP && r.Source != "127.0.0.2" {
+				if r.Phase == observation.PhaseScopeIP && r.Source != "127.0.0.2" {
 					t.Fatalf("%s: address trial from %q", c.spec, r.Source)
 				}
 			}
@@ -175,8 +177,8 @@ func TestProbeFindsTheScopeOnRealSockets(t *testing.T) {
 		phase   string // the trial that must have been admitted
 		maxTime time.Duration
 	}{
-		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip", ScopePerIP, phaseScopeIP, MinTime},
-		{"builtin:token_bucket?rate=10/s&burst=20&scope=connection", ScopePerConnection, phaseScopeConn, 8 * time.Second},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=ip", observation.ScopePerIP, observation.PhaseScopeIP, MinTime},
+		{"builtin:token_bucket?rate=10/s&burst=20&scope=connection", observation.ScopePerConnection, observation.PhaseScopeConn, 8 * time.Second},
 	} {
 		t.Run(c.scope, func(t *testing.T) {
 			t.Parallel() // each probe mostly waits on its own server
@@ -199,13 +201,13 @@ func TestProbeFindsTheScopeOnRealSockets(t *testing.T) {
 			}
 			admitted, conns := 0, map[int64]bool{}
 			for _, r := range res.Observation.Results {
-				if r.Phase == phaseScopeIP && r.Source != "127.0.0.2" {
+				if r.Phase == observation.PhaseScopeIP && r.Source != "127.0.0.2" {
 					t.Fatalf("%s: address trial from %q", c.spec, r.Source)
 				}
 				if r.Phase == c.phase && r.Admitted() {
 					admitted++
 				}
-				if r.Phase == phaseScopeConn {
+				if r.Phase == observation.PhaseScopeConn {
 					conns[r.Conn] = true
 				}
 			}
@@ -213,7 +215,7 @@ func TestProbeFindsTheScopeOnRealSockets(t *testing.T) {
 				t.Errorf("%s: no %s request was admitted", c.spec, c.phase)
 			}
 			// Each fresh-connection request had a connection of its own.
-			if n := len(res.Observation.phase(phaseScopeConn)); n > 0 && len(conns) != n {
+			if n := len(res.Observation.Phase(observation.PhaseScopeConn)); n > 0 && len(conns) != n {
 				t.Errorf("%s: %d fresh-connection requests on %d connections", c.spec, n, len(conns))
 			}
 		})
@@ -239,7 +241,7 @@ func TestProbeFindsTheScopeOnRealSockets(t *testing.T) {
 func TestPerConnectionRateIsOneConnectionsRefill(t *testing.T) {
 	for _, name := range []string{"per-connection-sustained", "per-connection-late-answers"} {
 		obs := recordedObservation(t, "testdata/"+name+".jsonl")
-		if r := obs.connRate(); r < 9.8 || r > 10.2 {
+		if r := connRate(obs); r < 9.8 || r > 10.2 {
 			t.Errorf("%s: connRate %.3f/s, truth 10/s", name, r)
 		}
 		rp, err := Replay(obs, limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20})

@@ -6,6 +6,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // stalledVolley is a volley to a full bucket of 2 on a machine that stalled
@@ -14,12 +16,12 @@ import (
 // server decided first — 2 and 4 admitted, 3 and 1 rejected. late is how
 // long seq 1's answer took; a rejection answered at once (late 0.1 ms) is
 // a plain misfit instead.
-func stalledVolley(late time.Duration) *Observation {
+func stalledVolley(late time.Duration) *observation.Observation {
 	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 	r := func(seq int, sent, done time.Duration, status int) results.Result {
-		return results.Result{Seq: seq, Phase: phaseSplit, Sent: sent, FirstByte: done, Done: done, Status: status}
+		return results.Result{Seq: seq, Phase: observation.PhaseSplit, Sent: sent, FirstByte: done, Done: done, Status: status}
 	}
-	return NewObservation(epoch, []results.Result{
+	return observation.New(epoch, []results.Result{
 		r(1, ms(100), ms(100)+late, 429),
 		r(2, ms(110.9), ms(111.05), 200),
 		r(3, ms(110.95), ms(111.03), 429),
@@ -58,8 +60,8 @@ func TestStalledRejectionIsReplayedWhereItWasDecided(t *testing.T) {
 func TestLateRejectionAloneKeepsItsPlace(t *testing.T) {
 	o := stalledVolley(11 * time.Millisecond)
 	o.Results = o.Results[:1]
-	evs := o.events()
-	if want := o.Start.Add(o.Results[0].Sent + o.RTT/2); !evs[0].at.Equal(want) {
-		t.Errorf("a late rejection answered alone placed at %v, want its send + RTT/2, %v", evs[0].at.Sub(o.Start), want.Sub(o.Start))
+	evs := o.Events()
+	if want := o.Start.Add(o.Results[0].Sent + o.RTT/2); !evs[0].At.Equal(want) {
+		t.Errorf("a late rejection answered alone placed at %v, want its send + RTT/2, %v", evs[0].At.Sub(o.Start), want.Sub(o.Start))
 	}
 }

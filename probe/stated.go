@@ -2,11 +2,12 @@ package probe
 
 import (
 	"fmt"
+	"github.com/ratecheck/ratecheck/results"
 	"math"
 	"slices"
 	"time"
 
-	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A model the user states (check's expectations) can be refuted before the
@@ -45,16 +46,16 @@ const straddleChanceMax = 0.001
 
 // Refutes returns the evidence when one of the run's bursts admitted more
 // than s allows, and whether one did.
-func (o *Observation) Refutes(s Stated) (string, bool) {
-	for _, name := range o.burstPhases() {
-		rs := o.phase(name)
+func Refutes(o *observation.Observation, s Stated) (string, bool) {
+	for _, name := range o.BurstPhases() {
+		rs := o.Phase(name)
 		var sent []time.Duration
 		for i := range rs {
 			sent = append(sent, rs[i].Sent)
 		}
 		spread := slices.Max(sent) - slices.Min(sent) + o.RTT
 		atOnce := s.AtOnce + int(math.Ceil(s.RefillPerS*spread.Seconds()))
-		admitted := countAdmitted(rs)
+		admitted := observation.CountAdmitted(rs)
 		if admitted <= atOnce || s.MayRelease && answeredWhileSent(rs, slices.Max(sent)) {
 			continue
 		}
@@ -91,7 +92,7 @@ func (p *planner) refuted() (string, bool) {
 	}
 	obs := p.snapshot()
 	for _, s := range p.opt.Stated {
-		if why, ok := obs.Refutes(s); ok {
+		if why, ok := Refutes(obs, s); ok {
 			return why, true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/results"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A stated capacity a burst exceeds stops the probe after that burst, with
@@ -29,22 +31,22 @@ func TestStatedCapacityRefutedByTheBurst(t *testing.T) {
 // window makes that too unlikely), a bucket's refill while it arrives, a
 // concurrency cap's slot freed by an early answer.
 func TestStatedCapacityAllowsWhatCouldExplainIt(t *testing.T) {
-	burst := func(admitted, n int, answered time.Duration) *Observation {
+	burst := func(admitted, n int, answered time.Duration) *observation.Observation {
 		var rs []results.Result
 		for i := range n {
-			r := results.Result{Seq: i, Phase: phaseBurst, Sent: time.Second + time.Duration(i)*10*time.Microsecond, Status: 429}
+			r := results.Result{Seq: i, Phase: observation.PhaseBurst, Sent: time.Second + time.Duration(i)*10*time.Microsecond, Status: 429}
 			r.Done = r.Sent + time.Millisecond
 			if i < admitted {
 				r.Status, r.Done = 200, answered
 			}
 			rs = append(rs, r)
 		}
-		return &Observation{Results: rs, RTT: time.Millisecond}
+		return &observation.Observation{Results: rs, RTT: time.Millisecond}
 	}
 	for _, tc := range []struct {
 		name    string
 		s       Stated
-		obs     *Observation
+		obs     *observation.Observation
 		refuted bool
 	}{
 		{"window unknown, within twice", Stated{What: "limit=80", AtOnce: 81, Straddle: true}, burst(97, 210, 2*time.Second), false},
@@ -55,7 +57,7 @@ func TestStatedCapacityAllowsWhatCouldExplainIt(t *testing.T) {
 		{"a cap freed early", Stated{What: "max-inflight=4", AtOnce: 5, MayRelease: true}, burst(9, 50, time.Second), false},
 		{"a cap held", Stated{What: "max-inflight=4", AtOnce: 5, MayRelease: true}, burst(9, 50, 2*time.Second), true},
 	} {
-		why, ok := tc.obs.Refutes(tc.s)
+		why, ok := Refutes(tc.obs, tc.s)
 		if ok != tc.refuted {
 			t.Errorf("%s: refuted %v (%s), want %v", tc.name, ok, why, tc.refuted)
 		}

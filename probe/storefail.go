@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/results"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // A limiter whose store goes away mid-run (a shared Redis stopped, a
@@ -30,11 +32,11 @@ const (
 )
 
 // storeFailure reads the end of the run; "" when it shows neither.
-func (o *Observation) storeFailure(inf Inference) (string, string) {
+func storeFailure(o *observation.Observation, inf Inference) (string, string) {
 	var own []*results.Result
 	for i := range o.Results {
 		r := &o.Results[i]
-		if decided(r) && replayed(r.Phase, inf.Scope) {
+		if observation.Decided(r) && observation.OwnTraffic(r.Phase, inf.Scope) {
 			own = append(own, r)
 		}
 	}
@@ -53,9 +55,9 @@ func (o *Observation) storeFailure(inf Inference) (string, string) {
 	}
 	if last.Admitted() {
 		capacity := 0
-		for _, b := range o.burstPhases() {
+		for _, b := range o.BurstPhases() {
 			n := 0
-			for _, r := range o.phase(b) {
+			for _, r := range o.Phase(b) {
 				if r.Admitted() {
 					n++
 				}
@@ -64,7 +66,7 @@ func (o *Observation) storeFailure(inf Inference) (string, string) {
 		}
 		limitedOneAtATime := false
 		for _, r := range own[:i] {
-			if r.Rejected() && (r.Phase == phaseSequential || r.Phase == phaseTrace) {
+			if r.Rejected() && (r.Phase == observation.PhaseSequential || r.Phase == observation.PhaseTrace) {
 				limitedOneAtATime = true
 			}
 		}
@@ -90,7 +92,7 @@ func (o *Observation) storeFailure(inf Inference) (string, string) {
 	span := last.Sent - lastAdmitted.Sent
 	var silent []string
 	for _, r := range tail {
-		if r.Phase == phaseRetryWait || r.Phase == phaseResetWait {
+		if r.Phase == observation.PhaseRetryWait || r.Phase == observation.PhaseResetWait {
 			silent = append(silent, fmt.Sprintf("seq %d (%s)", r.Seq, r.Phase))
 		}
 	}
@@ -107,7 +109,7 @@ func admissionGap(rs []*results.Result) time.Duration {
 	var prev time.Duration = -1
 	var gap time.Duration
 	for _, r := range rs {
-		if r.Phase != phaseTrace || !r.Admitted() {
+		if r.Phase != observation.PhaseTrace || !r.Admitted() {
 			continue
 		}
 		if prev >= 0 {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // TierFit is one tier of a two-tier composition (family "tiers"), with
@@ -123,7 +125,7 @@ func (inf Inference) tiersModel() (limiter.Config, error) {
 
 // tiersFact is the evidence a client can act on: what each tier holds it
 // to, and what the single families got wrong.
-func (o *Observation) tiersFact(inf Inference) string {
+func tiersFact(o *observation.Observation, inf Inference) string {
 	if len(inf.Tiers) != 2 {
 		return ""
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 func tiersConfig(t *testing.T, mode, t1, t2 string) limiter.Config {
@@ -102,7 +104,7 @@ func TestInferTiersEitherFromASimulatedRun(t *testing.T) {
 // extendTrace appends n more trace requests every gap to a simulated run
 // (simulated's conventions: decided half a millisecond after the send),
 // replaying the run so far through a fresh cfg first.
-func extendTrace(t *testing.T, obs *Observation, cfg limiter.Config, n int, gap time.Duration) {
+func extendTrace(t *testing.T, obs *observation.Observation, cfg limiter.Config, n int, gap time.Duration) {
 	t.Helper()
 	lim, err := limiter.New(cfg)
 	if err != nil {
@@ -119,7 +121,7 @@ func extendTrace(t *testing.T, obs *Observation, cfg limiter.Config, n int, gap 
 		if lim.Allow("", obs.Start.Add(at+rtt/2)).Allowed {
 			status = 200
 		}
-		obs.Results = append(obs.Results, results.Result{Seq: len(obs.Results) + 1, Phase: phaseTrace, Scheduled: at, Sent: at,
+		obs.Results = append(obs.Results, results.Result{Seq: len(obs.Results) + 1, Phase: observation.PhaseTrace, Scheduled: at, Sent: at,
 			FirstByte: at + rtt, Done: at + rtt, Status: status})
 	}
 }

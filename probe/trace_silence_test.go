@@ -6,6 +6,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // firstTraceWait is when the trace's rule first asks to wait a lockout out
@@ -33,7 +35,7 @@ func firstTraceWait(t *testing.T, cfg limiter.Config) time.Duration {
 	lastAdmit := burstAt
 	for i, at := 0, burstAt+10*time.Millisecond; at < 40*time.Second; i, at = i+1, at+time.Duration(float64(time.Second)/rate) {
 		d := lim.Allow("", epoch.Add(at))
-		r := &results.Result{Seq: i + 1, Phase: phaseTrace, Sent: at, Done: at + time.Millisecond, Status: 429}
+		r := &results.Result{Seq: i + 1, Phase: observation.PhaseTrace, Sent: at, Done: at + time.Millisecond, Status: 429}
 		if d.Allowed {
 			r.Status, lastAdmit = 200, at
 		} else {

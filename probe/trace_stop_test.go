@@ -8,6 +8,8 @@ import (
 
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
 // traceAgainst is the recovery trace a probe would record against cfg on a
@@ -34,7 +36,7 @@ func traceAgainst(t *testing.T, cfg limiter.Config, burstAt, every time.Duration
 			status = 200
 		}
 		done := at + time.Millisecond + d.Delay
-		tr = append(tr, &results.Result{Seq: i + 1, Phase: phaseTrace, Scheduled: at, Sent: at, FirstByte: done, Done: done, Status: status})
+		tr = append(tr, &results.Result{Seq: i + 1, Phase: observation.PhaseTrace, Scheduled: at, Sent: at, FirstByte: done, Done: done, Status: status})
 		at += every
 		if stall > 0 && at >= stallAt && at < stallAt+every {
 			at += stall

@@ -75,7 +75,7 @@ func refutations(exps []Expectation, obs *probe.Observation) map[int]string {
 	out := map[int]string{}
 	stated, index := StatedBy(exps)
 	for k, s := range stated {
-		if why, ok := obs.Refutes(s); ok {
+		if why, ok := probe.Refutes(obs, s); ok {
 			out[index[k]] = why
 		}
 	}

@@ -1,4 +1,4 @@
-package probe
+package observation
 
 import (
 	"fmt"
@@ -28,44 +28,35 @@ const (
 	ScopeGlobal        = "global"
 )
 
-// The scope trials' phases; phaseScopeRef and phaseScopeOther (the second
-// key) are plan.go's.
-const (
-	phaseScopeIP        = "scope-ip"
-	phaseScopeConn      = "scope-conn"
-	phaseScopeXFF       = "scope-xff"
-	phaseScopeXRealIP   = "scope-x-real-ip"
-	phaseScopeForwarded = "scope-forwarded"
-)
-
-// scopeTrialShots is how many requests one trial sends: all admitted, right
+// ScopeTrialShots is how many requests one trial sends: all admitted, right
 // after a rejection, is capacity of its own — a refill or a window boundary
 // between them would show on the scope-ref sent after.
-const scopeTrialShots = 3
+const ScopeTrialShots = 3
 
 // trialIdentity names what a trial phase varies, for evidence and JSON.
 var trialIdentity = map[string]string{
-	phaseScopeOther:     "key",
-	phaseScopeIP:        "address",
-	phaseScopeConn:      "connection",
-	phaseScopeXFF:       "X-Forwarded-For",
-	phaseScopeXRealIP:   "X-Real-IP",
-	phaseScopeForwarded: "Forwarded",
+	PhaseScopeOther:     "key",
+	PhaseScopeIP:        "address",
+	PhaseScopeConn:      "connection",
+	PhaseScopeXFF:       "X-Forwarded-For",
+	PhaseScopeXRealIP:   "X-Real-IP",
+	PhaseScopeForwarded: "Forwarded",
 }
 
-// spoofPhases are the trials that forge a proxy header from the exhausted
+// SpoofPhases are the trials that forge a proxy header from the exhausted
 // address.
-var spoofPhases = []string{phaseScopeXFF, phaseScopeXRealIP, phaseScopeForwarded}
+var SpoofPhases = []string{PhaseScopeXFF, PhaseScopeXRealIP, PhaseScopeForwarded}
 
-// replayed reports whether the replay counts a request of phase, given the
-// scope found: a trial sent as another identity is another client's
-// traffic, counted only when the limit counts every identity together (or,
-// for the second key, when it counts per key, under that key).
-func replayed(phase, scope string) bool {
+// OwnTraffic reports whether a request of phase is the probe's own traffic
+// for a limit of this scope: what the replay counts and the grade judges
+// the response contract on. A trial sent as another identity is another
+// client's traffic, counted only when the limit counts every identity
+// together (or, for the second key, when it counts per key, under that key).
+func OwnTraffic(phase, scope string) bool {
 	if _, trial := trialIdentity[phase]; !trial {
 		return true
 	}
-	return scope == ScopeGlobal || (scope == ScopePerKey && phase == phaseScopeOther)
+	return scope == ScopeGlobal || (scope == ScopePerKey && phase == PhaseScopeOther)
 }
 
 // The outcomes of a trial.
@@ -97,7 +88,7 @@ type ScopeFindings struct {
 // results say which connection carried each request (a stream recorded
 // before results named their connection does not).
 func (o *Observation) PerConnection() bool {
-	if o.scope() != ScopePerConnection {
+	if o.Scope() != ScopePerConnection {
 		return false
 	}
 	for i := range o.Results {
@@ -112,85 +103,16 @@ func (o *Observation) PerConnection() bool {
 // connection.
 func ConnKey(r *results.Result) string { return r.Key + "\x00conn" + strconv.FormatInt(r.Conn, 10) }
 
-// connCapacity is the most admissions any one connection had before its
-// first rejection: the capacity a per-connection limit's seeds start from
-// (the bursts' counts are of many connections at once).
-func (o *Observation) connCapacity() int {
-	admitted, shut := map[string]int{}, map[string]bool{}
-	best := 0
-	for _, ev := range o.events() {
-		switch {
-		case shut[ev.key]:
-		case ev.admitted:
-			admitted[ev.key]++
-			best = max(best, admitted[ev.key])
-		default:
-			shut[ev.key] = true
-		}
-	}
-	return best
-}
+// Scope is the scope the trials found (ScopeUntested when none could say).
+func (o *Observation) Scope() string { return o.ScopeFindings().Scope }
 
-// connRate is the rate one connection's capacity came back at, over a
-// limit per connection: the busiest connection's admissions that each
-// ended a run of its rejections, from one to the next. The trace's
-// admissions spread over many connections, each a client of its own with
-// capacity to spare, so their spacing says nothing about any one
-// connection's refill; a connection knocking faster than its capacity
-// comes back (the sustained phase's) is admitted as each unit returns, and
-// only there — where it knocked slower, or fell silent, the spacing is its
-// own. 0 when no connection showed two such returns in a row.
-func (o *Observation) connRate() float64 {
-	evs := o.events()
-	n := map[string]int{}
-	for _, ev := range evs {
-		n[ev.key]++
-	}
-	busiest := ""
-	for k, c := range n {
-		if busiest == "" || c > n[busiest] || c == n[busiest] && k < busiest {
-			busiest = k
-		}
-	}
-	var gaps time.Duration
-	count := 0
-	// last: the previous admission that ended a run of rejections;
-	// knocked: the run's latest rejection, which locates the return to
-	// within the knocking's spacing — a return after a silence (a wait)
-	// is located no better than the silence.
-	var last, knocked time.Time
-	rejected, between := false, false
-	for _, ev := range evs {
-		switch {
-		case ev.key != busiest:
-		case !ev.admitted:
-			rejected, knocked = true, ev.at
-		case rejected:
-			if gap := ev.at.Sub(last); !last.IsZero() && !between && ev.at.Sub(knocked) <= gap/2 {
-				gaps += gap
-				count++
-			}
-			last, rejected, between = ev.at, false, false
-		default:
-			between = true // admitted without a rejection before: not a return
-		}
-	}
-	if count < 2 || gaps <= 0 {
-		return 0
-	}
-	return float64(count) / gaps.Seconds()
-}
-
-// scope is the scope the trials found (ScopeUntested when none could say).
-func (o *Observation) scope() string { return o.scopeFindings().Scope }
-
-// scopeFindings judges every trial of the run: per identity the first
+// ScopeFindings judges every trial of the run: per identity the first
 // decisive round (own or shared), else the last unclear one.
-func (o *Observation) scopeFindings() ScopeFindings {
+func (o *Observation) ScopeFindings() ScopeFindings {
 	var rs []*results.Result
 	for i := range o.Results {
 		r := &o.Results[i]
-		if r.Phase == phaseScopeRef || trialIdentity[r.Phase] != "" {
+		if r.Phase == PhaseScopeRef || trialIdentity[r.Phase] != "" {
 			rs = append(rs, r)
 		}
 	}
@@ -200,7 +122,7 @@ func (o *Observation) scopeFindings() ScopeFindings {
 	var order []string
 	var lastRef *results.Result
 	for i := 0; i < len(rs); {
-		if rs[i].Phase == phaseScopeRef {
+		if rs[i].Phase == PhaseScopeRef {
 			lastRef = rs[i]
 			i++
 			continue
@@ -210,7 +132,7 @@ func (o *Observation) scopeFindings() ScopeFindings {
 			j++
 		}
 		var after *results.Result
-		if j < len(rs) && rs[j].Phase == phaseScopeRef {
+		if j < len(rs) && rs[j].Phase == PhaseScopeRef {
 			after = rs[j]
 		}
 		phase := rs[i].Phase
@@ -228,7 +150,7 @@ func (o *Observation) scopeFindings() ScopeFindings {
 	for _, ph := range order {
 		f.Trials = append(f.Trials, found[ph])
 	}
-	for _, ph := range spoofPhases {
+	for _, ph := range SpoofPhases {
 		if t, ok := found[ph]; ok && t.Outcome != TrialUnclear {
 			f.SpoofTested = true
 			if t.Outcome == TrialOwn {
@@ -238,13 +160,13 @@ func (o *Observation) scopeFindings() ScopeFindings {
 	}
 	outcome := func(ph string) string { return found[ph].Outcome }
 	switch {
-	case outcome(phaseScopeConn) == TrialOwn:
+	case outcome(PhaseScopeConn) == TrialOwn:
 		f.Scope = ScopePerConnection
-	case outcome(phaseScopeIP) == TrialOwn:
+	case outcome(PhaseScopeIP) == TrialOwn:
 		f.Scope = ScopePerIP
-	case outcome(phaseScopeOther) == TrialOwn:
+	case outcome(PhaseScopeOther) == TrialOwn:
 		f.Scope = ScopePerKey
-	case outcome(phaseScopeIP) == TrialShared && outcome(phaseScopeOther) != TrialUnclear:
+	case outcome(PhaseScopeIP) == TrialShared && outcome(PhaseScopeOther) != TrialUnclear:
 		f.Scope = ScopeGlobal
 	default:
 		f.Scope = ScopeUntested
@@ -264,28 +186,28 @@ func (o *Observation) scopeFindings() ScopeFindings {
 // refill to bring back its admissions (a loaded machine) tells nothing.
 func judgeTrial(phase string, ref *results.Result, trial []*results.Result, after *results.Result, gap time.Duration) ScopeTrial {
 	t := ScopeTrial{Identity: trialIdentity[phase]}
-	if src := trial[0].Source; phase == phaseScopeIP && src != "" {
+	if src := trial[0].Source; phase == PhaseScopeIP && src != "" {
 		t.Detail = "from " + src
 	}
 	first := trial[0]
 	switch {
-	case ref == nil || !decided(ref) || !ref.Rejected():
+	case ref == nil || !Decided(ref) || !ref.Rejected():
 		t.Outcome, t.Detail = TrialUnclear, "the probe's own identity was not limited just before"
-	case !decided(first):
+	case !Decided(first):
 		t.Outcome, t.Detail = TrialUnclear, "the trial got no limiter decision"
 	case first.Rejected():
 		t.Outcome = TrialShared
 	default:
 		admitted := 0
 		for _, r := range trial {
-			if decided(r) && r.Admitted() {
+			if Decided(r) && r.Admitted() {
 				admitted++
 			}
 		}
 		switch {
-		case admitted < scopeTrialShots || admitted < len(trial):
+		case admitted < ScopeTrialShots || admitted < len(trial):
 			t.Outcome, t.Detail = TrialUnclear, fmt.Sprintf("%d of %d admitted", admitted, len(trial))
-		case after == nil || !decided(after) || !after.Rejected():
+		case after == nil || !Decided(after) || !after.Rejected():
 			t.Outcome, t.Detail = TrialUnclear, "the probe's own identity was admitted again right after: the limit reopened meanwhile"
 		case gap > 0 && after.Sent-ref.Done >= time.Duration(admitted)*gap:
 			t.Outcome, t.Detail = TrialUnclear, fmt.Sprintf("the round took %.0f ms, in which the refill (one admission per %.0f ms at best) could have brought its %d admissions back", float64(after.Sent-ref.Done)/1e6, float64(gap)/1e6, admitted)
@@ -302,9 +224,9 @@ func judgeTrial(phase string, ref *results.Result, trial []*results.Result, afte
 func (o *Observation) refillGap() time.Duration {
 	var best, lastAdmit time.Duration
 	seenAdmit, rejectedSince := false, false
-	for _, r := range o.phase(phaseTrace) {
+	for _, r := range o.Phase(PhaseTrace) {
 		switch {
-		case !decided(&r):
+		case !Decided(&r):
 		case r.Admitted():
 			if seenAdmit && rejectedSince && (best == 0 || r.Sent-lastAdmit < best) {
 				best = r.Sent - lastAdmit
@@ -323,7 +245,7 @@ func untestedScopeReason(found map[string]ScopeTrial) string {
 		return "no scope trial ran (the probe ended first, or its requests went to several keys)"
 	}
 	var unclear []string
-	for _, ph := range []string{phaseScopeOther, phaseScopeIP, phaseScopeConn} {
+	for _, ph := range []string{PhaseScopeOther, PhaseScopeIP, PhaseScopeConn} {
 		if t, ok := found[ph]; ok && t.Outcome == TrialUnclear {
 			unclear = append(unclear, t.Identity+": "+t.Detail)
 		}
@@ -331,67 +253,20 @@ func untestedScopeReason(found map[string]ScopeTrial) string {
 	if len(unclear) > 0 {
 		return "the scope trials were unclear (" + strings.Join(unclear, "; ") + ")"
 	}
-	if _, ok := found[phaseScopeIP]; !ok {
+	if _, ok := found[PhaseScopeIP]; !ok {
 		return "the trials it could send were limited with the probe's own requests, but no second source address could be tried to tell a per-address limit from a global one: pass --source-addrs with two of this machine's addresses"
 	}
 	return "no trial was decisive"
 }
 
-// scopeFacts are the evidence lines of the scope experiment.
-func scopeFacts(inf Inference) []string {
-	var out []string
-	for _, t := range inf.ScopeTrials {
-		if slices.Contains(spoofIdentities(), t.Identity) {
-			continue
-		}
-		s := "after exhaustion, another " + t.Identity
-		if t.Detail != "" && t.Outcome != TrialUnclear {
-			s += " (" + t.Detail + ")"
-		}
-		switch t.Outcome {
-		case TrialOwn:
-			s += fmt.Sprintf(" was admitted %d times while the probe's own stayed rejected: it has capacity of its own", scopeTrialShots)
-		case TrialShared:
-			s += " was rejected too: it shares the limit"
-		default:
-			s += " told nothing: " + t.Detail
-		}
-		out = append(out, s)
-	}
-	switch {
-	case inf.Scope == ScopeUntested && inf.ScopeReason != "":
-		out = append(out, "scope untested: "+inf.ScopeReason)
-	case inf.Scope != ScopeUntested:
-		out = append(out, "the limit is "+strings.ReplaceAll(inf.Scope, "_", " "))
-	}
-	switch {
-	case len(inf.Spoofable) > 0:
-		out = append(out, fmt.Sprintf("anyone can bypass this limit by sending %s: from the exhausted address, fresh values of %s were admitted", inf.Spoofable[0], strings.Join(inf.Spoofable, ", ")))
-	case inf.SpoofTested:
-		out = append(out, "fresh X-Forwarded-For, X-Real-IP and Forwarded values from the exhausted address were rejected: the limit does not trust them")
-	}
-	return out
-}
-
-func spoofIdentities() []string {
-	out := make([]string, len(spoofPhases))
-	for i, ph := range spoofPhases {
+// SpoofIdentities name the forged headers the trials sent.
+func SpoofIdentities() []string {
+	out := make([]string, len(SpoofPhases))
+	for i, ph := range SpoofPhases {
 		out[i] = trialIdentity[ph]
 	}
 	return out
 }
 
-// setScope records the scope findings on the inference.
-func (inf *Inference) setScope(f ScopeFindings) {
-	inf.Scope, inf.ScopeReason, inf.ScopeTrials = f.Scope, f.Reason, f.Trials
-	inf.Spoofable, inf.SpoofTested = f.Spoofable, f.SpoofTested
-}
-
-// OwnTraffic reports whether a request of phase is the probe's own traffic
-// for a limit of this scope (Inference.Scope): what the grade judges the
-// response contract on. A trial sent as another identity is not, unless
-// the limit counts every identity together.
-func OwnTraffic(phase, scope string) bool { return replayed(phase, scope) }
-
 // IsSpoofTrial reports a phase that forged a proxy header.
-func IsSpoofTrial(phase string) bool { return slices.Contains(spoofPhases, phase) }
+func IsSpoofTrial(phase string) bool { return slices.Contains(SpoofPhases, phase) }

@@ -1,4 +1,4 @@
-package probe
+package observation
 
 import (
 	"cmp"
@@ -18,77 +18,77 @@ import (
 // loaded machine.
 const schedulingSlack = time.Millisecond
 
-// arrivalUncertainty is how far the estimate of when the server saw a
+// ArrivalUncertainty is how far the estimate of when the server saw a
 // request (send + RTT/2) may be off: half a round trip either way, plus
 // scheduling. Requests that arrived closer together than this were handled
 // in an order nobody can see (a cluster), and a model whose decisions depend
 // on absolute time (wall-aligned windows) is replayed at this clock offset
 // either way.
-func arrivalUncertainty(rtt time.Duration) time.Duration { return rtt/2 + schedulingSlack }
+func ArrivalUncertainty(rtt time.Duration) time.Duration { return rtt/2 + schedulingSlack }
 
-// decisionUncertainty is how far the instant of a decision may be from
+// DecisionUncertainty is how far the instant of a decision may be from
 // where the replay puts it: anywhere in the round trip, plus scheduling on
 // both sides. A decision the model makes differently only within this of
 // the observed one is not a mismatch.
-func decisionUncertainty(rtt time.Duration) time.Duration { return rtt + 2*schedulingSlack }
+func DecisionUncertainty(rtt time.Duration) time.Duration { return rtt + 2*schedulingSlack }
 
 // singletonNoise is the delay a lone request may pick up from a loaded
 // machine before it counts as queueing (a stall of a few scheduler slices).
 const singletonNoise = 25 * time.Millisecond
 
-// event is one observed decision, placed on the server's time line.
-type event struct {
-	index    int // of its result in Observation.Results
-	at       time.Time
-	key      string
-	admitted bool
-	delay    time.Duration // observed added latency of an admitted request
-	hold     time.Duration // how long the server kept it in flight (concurrency)
-	// sent and answered are when the client sent it and read its answer
+// Event is one observed decision, placed on the server's time line.
+type Event struct {
+	Index    int // of its result in Observation.Results
+	At       time.Time
+	Key      string
+	Admitted bool
+	Delay    time.Duration // observed added latency of an admitted request
+	Hold     time.Duration // how long the server kept it in flight (concurrency)
+	// Sent and answered are when the client sent it and read its answer
 	// (zero when unknown): a request sent after another's answer was read
 	// reached the server after that one left it.
-	sent, answered time.Time
+	Sent, Answered time.Time
 
 	cluster    int           // index of the first event of its near-simultaneous group
 	size       int           // that group's size
-	judgeDelay bool          // whether its delay is evidence (see markClusters)
-	noise      time.Duration // delay the machine adds by itself here (see markClusters)
+	JudgeDelay bool          // whether its delay is evidence (see markClusters)
+	Noise      time.Duration // delay the machine adds by itself here (see markClusters)
 
-	// stop, when set, abandons the fits of this time line (a background
+	// Stop, when set, abandons the fits of this time line (a background
 	// fit nobody will read); every event carries it, so a fit of any part
 	// of the time line sees it.
-	stop *atomic.Bool
+	Stop *atomic.Bool
 
 	rejectLatency time.Duration // a rejection's latency above the RTT
-	burst         string        // the burst phase it was released in, if any
-	// lone: the only request of its key. Every model admits a key's
+	Burst         string        // the burst phase it was released in, if any
+	// Lone: the only request of its key. Every model admits a key's
 	// first request at once, so the replay answers it without the model
 	// (a limit per connection has hundreds of keys of one request each,
 	// and a model's state for each was most of a fit's work).
-	lone bool
-	// slack widens the timing uncertainty for every event of its key: how
+	Lone bool
+	// Slack widens the timing uncertainty for every event of its key: how
 	// far the server's instant for the key's first request (when a limit
 	// per connection made its bucket) may be from where it is placed
 	// (answeredArrivals).
-	slack time.Duration
-	// floor is the latest arrival among the earlier events of its key:
+	Slack time.Duration
+	// Floor is the latest arrival among the earlier events of its key:
 	// a rejection is judged no earlier than that (see replayOn). Per key,
 	// so a replay may take the keys one after another (keyMajor).
-	floor time.Time
+	Floor time.Time
 }
 
-// events builds the time line from the observation: its decided results in
+// Events builds the time line from the observation: its decided results in
 // send order, clustered and ordered within clusters as the server most
 // plausibly handled them.
-func (o *Observation) events() []event {
+func (o *Observation) Events() []Event {
 	// A trial sent as another identity (scope.go) is another client's
 	// traffic, unless the limit counts every identity together.
-	scope := o.scope()
+	scope := o.Scope()
 	global := scope == ScopeGlobal
 	perConn := o.PerConnection()
 	order := make([]int, 0, len(o.Results))
 	for i := range o.Results {
-		if decided(&o.Results[i]) && replayed(o.Results[i].Phase, scope) {
+		if Decided(&o.Results[i]) && OwnTraffic(o.Results[i].Phase, scope) {
 			order = append(order, i)
 		}
 	}
@@ -96,41 +96,41 @@ func (o *Observation) events() []event {
 	// A limiter that counts every key together is replayed so: the one
 	// request of the scope experiment sent with another key counts against
 	// the same capacity, as it did at the server.
-	service := o.serviceTime()
-	out := make([]event, 0, len(order))
+	service := o.ServiceTime()
+	out := make([]Event, 0, len(order))
 	for _, i := range order {
 		r := &o.Results[i]
-		ev := event{index: i, at: o.arrival(r), key: r.Key, admitted: r.Admitted(), sent: o.Start.Add(r.Sent), answered: o.Start.Add(r.Done)}
+		ev := Event{Index: i, At: o.arrival(r), Key: r.Key, Admitted: r.Admitted(), Sent: o.Start.Add(r.Sent), Answered: o.Start.Add(r.Done)}
 		if global {
-			ev.key = ""
+			ev.Key = ""
 		}
 		if perConn {
 			// Each connection is a client of its own: a burst over 800
 			// fresh connections is 800 first requests, not one of 800.
-			ev.key = ConnKey(r)
+			ev.Key = ConnKey(r)
 		}
-		if strings.HasPrefix(r.Phase, phaseBurst) {
+		if strings.HasPrefix(r.Phase, PhaseBurst) {
 			// Released together by design: one cluster however long the
 			// sends took on a loaded machine.
-			ev.burst = r.Phase
+			ev.Burst = r.Phase
 		}
-		if ev.admitted {
-			ev.delay = max(r.Latency()-service, 0)
+		if ev.Admitted {
+			ev.Delay = max(r.Latency()-service, 0)
 		} else {
 			ev.rejectLatency = max(r.Latency()-o.RTT, 0)
 		}
 		// How long the server held it. A request the model admits but the
 		// server rejected would have been held like an admitted one: the
 		// service time.
-		ev.hold = max(service-o.RTT, 0)
-		if ev.admitted {
-			ev.hold = max(r.Latency()-o.RTT, 0)
+		ev.Hold = max(service-o.RTT, 0)
+		if ev.Admitted {
+			ev.Hold = max(r.Latency()-o.RTT, 0)
 		}
 		out = append(out, ev)
 	}
 	o.stalledRejections(out)
 	markLone(out)
-	markClusters(out, arrivalUncertainty(o.RTT))
+	markClusters(out, ArrivalUncertainty(o.RTT))
 	reorderClusters(out)
 	if perConn {
 		o.answeredArrivals(out, service)
@@ -152,19 +152,19 @@ func (o *Observation) events() []event {
 // rejection joins the cluster of the answers it came out with, whose order
 // reorderClusters settles. A burst's requests are one cluster already.
 // evs is in send order; it is left in the order of the new instants.
-func (o *Observation) stalledRejections(evs []event) {
-	eps := arrivalUncertainty(o.RTT)
+func (o *Observation) stalledRejections(evs []Event) {
+	eps := ArrivalUncertainty(o.RTT)
 	byDone := make([]int, len(evs))
 	for i := range byDone {
 		byDone[i] = i
 	}
-	done := func(i int) time.Duration { return o.Results[evs[i].index].Done }
-	sent := func(i int) time.Duration { return o.Results[evs[i].index].Sent }
+	done := func(i int) time.Duration { return o.Results[evs[i].Index].Done }
+	sent := func(i int) time.Duration { return o.Results[evs[i].Index].Sent }
 	slices.SortStableFunc(byDone, func(a, b int) int { return cmp.Compare(done(a), done(b)) })
 	moved := false
 	for k, i := range byDone {
-		r := &o.Results[evs[i].index]
-		if evs[i].admitted || evs[i].burst != "" || r.Latency()-o.RTT <= stallSlack {
+		r := &o.Results[evs[i].Index]
+		if evs[i].Admitted || evs[i].Burst != "" || r.Latency()-o.RTT <= stallSlack {
 			continue
 		}
 		together := false
@@ -175,13 +175,13 @@ func (o *Observation) stalledRejections(evs []event) {
 		}
 		if together {
 			at := o.Start.Add(max(r.Sent, r.Done-o.RTT) + o.RTT/2)
-			if at.After(evs[i].at) {
-				evs[i].at, moved = at, true
+			if at.After(evs[i].At) {
+				evs[i].At, moved = at, true
 			}
 		}
 	}
 	if moved {
-		sort.SliceStable(evs, func(a, b int) bool { return evs[a].at.Before(evs[b].at) })
+		sort.SliceStable(evs, func(a, b int) bool { return evs[a].At.Before(evs[b].At) })
 	}
 }
 
@@ -207,83 +207,83 @@ const stallSlack = 2 * schedulingSlack
 // window, and a bucket missed 14-78 of its own decisions in 7 of 8 loaded
 // runs; so each of the key's events carries the window as slack, the
 // timing uncertainty the replay grants it.
-func (o *Observation) answeredArrivals(evs []event, service time.Duration) {
+func (o *Observation) answeredArrivals(evs []Event, service time.Duration) {
 	slack := map[string]time.Duration{}
 	for i := range evs {
-		if evs[i].burst == "" {
+		if evs[i].Burst == "" {
 			continue
 		}
-		r := &o.Results[evs[i].index]
+		r := &o.Results[evs[i].Index]
 		early := o.arrival(r)
-		evs[i].at = later(early, o.Start.Add(r.Done-o.RTT/2-service))
-		if _, seen := slack[evs[i].key]; !seen {
-			slack[evs[i].key] = evs[i].at.Sub(early)
+		evs[i].At = Later(early, o.Start.Add(r.Done-o.RTT/2-service))
+		if _, seen := slack[evs[i].Key]; !seen {
+			slack[evs[i].Key] = evs[i].At.Sub(early)
 		}
 	}
 	for i := range evs {
-		evs[i].slack = slack[evs[i].key]
+		evs[i].Slack = slack[evs[i].Key]
 	}
 }
 
 // markFloors sets each event's floor.
-func markFloors(evs []event) {
+func markFloors(evs []Event) {
 	latest := map[string]time.Time{}
 	for i := range evs {
 		ev := &evs[i]
-		ev.floor = latest[ev.key]
-		latest[ev.key] = later(ev.floor, ev.at)
+		ev.Floor = latest[ev.Key]
+		latest[ev.Key] = Later(ev.Floor, ev.At)
 	}
 }
 
-// keyMajor is evs with each key's events together, in time order within
+// KeyMajor is evs with each key's events together, in time order within
 // the key, the key with most events first. Every model but the
 // concurrency cap counts each key alone, so its mismatches are the same in
 // either order — but a wrong candidate meets the busiest key's decisions,
 // where models disagree, first, and the fit's bound stops it there: with a
 // limit per connection, hundreds of keys of a request or two each (which
 // every model admits) came first in time order.
-func keyMajor(evs []event) []event {
+func KeyMajor(evs []Event) []Event {
 	n := map[string]int{}
 	first := map[string]int{}
 	for i := range evs {
-		if _, seen := first[evs[i].key]; !seen {
-			first[evs[i].key] = i
+		if _, seen := first[evs[i].Key]; !seen {
+			first[evs[i].Key] = i
 		}
-		n[evs[i].key]++
+		n[evs[i].Key]++
 	}
 	if len(n) < 2 {
 		return evs
 	}
 	out := slices.Clone(evs)
-	slices.SortStableFunc(out, func(a, b event) int {
-		if a.key == b.key {
+	slices.SortStableFunc(out, func(a, b Event) int {
+		if a.Key == b.Key {
 			return 0
 		}
-		if c := n[b.key] - n[a.key]; c != 0 {
+		if c := n[b.Key] - n[a.Key]; c != 0 {
 			return c
 		}
-		return first[a.key] - first[b.key]
+		return first[a.Key] - first[b.Key]
 	})
 	return out
 }
 
 // markLone marks the events whose key has no other event.
-func markLone(evs []event) {
+func markLone(evs []Event) {
 	n := map[string]int{}
 	for i := range evs {
-		n[evs[i].key]++
+		n[evs[i].Key]++
 	}
 	if len(n) == 1 {
 		return
 	}
 	for i := range evs {
-		evs[i].lone = n[evs[i].key] == 1
+		evs[i].Lone = n[evs[i].Key] == 1
 	}
 }
 
-// serviceTime is the fastest admitted request's latency: the time the
+// ServiceTime is the fastest admitted request's latency: the time the
 // backend takes without any queueing. Delays are measured above it.
-func (o *Observation) serviceTime() time.Duration {
+func (o *Observation) ServiceTime() time.Duration {
 	best := time.Duration(-1)
 	for i := range o.Results {
 		r := &o.Results[i]
@@ -299,10 +299,10 @@ func (o *Observation) serviceTime() time.Duration {
 // rejections, which are answered at once and so show the machine's own
 // latency noise. A cluster of admissions alone (a flood of a server with no
 // limit) grows latency from sheer load, which is not queueing by a limiter.
-func markClusters(evs []event, eps time.Duration) {
+func markClusters(evs []Event, eps time.Duration) {
 	for i := 0; i < len(evs); {
 		j := i + 1
-		for j < len(evs) && (evs[j].at.Sub(evs[j-1].at) <= eps || (evs[j].burst != "" && evs[j].burst == evs[i].burst)) {
+		for j < len(evs) && (evs[j].At.Sub(evs[j-1].At) <= eps || (evs[j].Burst != "" && evs[j].Burst == evs[i].Burst)) {
 			j++
 		}
 		rejected := false
@@ -314,7 +314,7 @@ func markClusters(evs []event, eps time.Duration) {
 			noise = 0
 		}
 		for k := i; k < j; k++ {
-			if !evs[k].admitted {
+			if !evs[k].Admitted {
 				rejected = true
 				noise = max(noise, evs[k].rejectLatency)
 			}
@@ -322,8 +322,8 @@ func markClusters(evs []event, eps time.Duration) {
 		for k := i; k < j; k++ {
 			evs[k].cluster = i
 			evs[k].size = j - i
-			evs[k].judgeDelay = j-i == 1 || rejected
-			evs[k].noise = noise
+			evs[k].JudgeDelay = j-i == 1 || rejected
+			evs[k].Noise = noise
 		}
 		i = j
 	}
@@ -335,7 +335,7 @@ func markClusters(evs []event, eps time.Duration) {
 // burst): it admitted whichever it saw first. So within such a cluster the
 // admitted go first, least delayed first (a shaping queue serves in arrival
 // order), keeping the cluster's instants.
-func reorderClusters(evs []event) {
+func reorderClusters(evs []Event) {
 	for i := 0; i < len(evs); {
 		j := i + 1
 		for j < len(evs) && evs[j].cluster == evs[i].cluster {
@@ -344,19 +344,27 @@ func reorderClusters(evs []event) {
 		if j-i > 1 {
 			times := make([]time.Time, j-i)
 			for k := range times {
-				times[k] = evs[i+k].at
+				times[k] = evs[i+k].At
 			}
 			c := evs[i:j]
 			sort.SliceStable(c, func(a, b int) bool {
-				if c[a].admitted != c[b].admitted {
-					return c[a].admitted
+				if c[a].Admitted != c[b].Admitted {
+					return c[a].Admitted
 				}
-				return c[a].delay < c[b].delay
+				return c[a].Delay < c[b].Delay
 			})
 			for k := range c {
-				c[k].at = times[k]
+				c[k].At = times[k]
 			}
 		}
 		i = j
 	}
+}
+
+// Later is the later of two instants.
+func Later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

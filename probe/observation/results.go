@@ -1,4 +1,4 @@
-package probe
+package observation
 
 import (
 	"strings"
@@ -23,8 +23,8 @@ func deref[T resultRef](r *T) *results.Result {
 	return *any(r).(**results.Result)
 }
 
-// countAdmitted counts the admitted results.
-func countAdmitted[T resultRef](rs []T) int {
+// CountAdmitted counts the admitted results.
+func CountAdmitted[T resultRef](rs []T) int {
 	n := 0
 	for i := range rs {
 		if deref(&rs[i]).Admitted() {
@@ -34,8 +34,8 @@ func countAdmitted[T resultRef](rs []T) int {
 	return n
 }
 
-// admittedSent are the send times of the admitted results.
-func admittedSent[T resultRef](rs []T) []time.Duration {
+// AdmittedSent are the send times of the admitted results.
+func AdmittedSent[T resultRef](rs []T) []time.Duration {
 	var out []time.Duration
 	for i := range rs {
 		if r := deref(&rs[i]); r.Admitted() {
@@ -45,9 +45,9 @@ func admittedSent[T resultRef](rs []T) []time.Duration {
 	return out
 }
 
-// admissionRuns are the lengths of the runs of consecutive admissions,
+// AdmissionRuns are the lengths of the runs of consecutive admissions,
 // requests that got no answer left out.
-func admissionRuns[T resultRef](rs []T) []int {
+func AdmissionRuns[T resultRef](rs []T) []int {
 	var runs []int
 	in := false
 	for i := range rs {
@@ -64,16 +64,28 @@ func admissionRuns[T resultRef](rs []T) []int {
 	return runs
 }
 
-// burstPhaseNames are the burst phases among rs ("burst", "burst-1", …), in
+// BurstPhaseNames are the burst phases among rs ("burst", "burst-1", …), in
 // order of appearance.
-func burstPhaseNames[T resultRef](rs []T) []string {
+func BurstPhaseNames[T resultRef](rs []T) []string {
 	var names []string
 	seen := map[string]bool{}
 	for i := range rs {
-		if r := deref(&rs[i]); strings.HasPrefix(r.Phase, phaseBurst) && !seen[r.Phase] {
+		if r := deref(&rs[i]); strings.HasPrefix(r.Phase, PhaseBurst) && !seen[r.Phase] {
 			seen[r.Phase] = true
 			names = append(names, r.Phase)
 		}
 	}
 	return names
+}
+
+// BurstPhases are the observation's burst phases, in order.
+func (o *Observation) BurstPhases() []string { return BurstPhaseNames(o.Results) }
+
+// LastBurstPhase is the last burst phase (phaseBurst when none ran).
+func (o *Observation) LastBurstPhase() string {
+	names := o.BurstPhases()
+	if len(names) == 0 {
+		return PhaseBurst
+	}
+	return names[len(names)-1]
 }

@@ -1,13 +1,10 @@
-// Package probe says what a limiter is from how it behaves. Run is the
-// entry point: it drives an adaptive experiment against a target through
-// the attack engine (plan.go), streams every result, and infers. fit.go
-// replays what was observed through every reference model of
-// targets/limiter — the same code `ratecheck serve` runs — and keeps the
-// family and parameters that explain the decisions best; inference.go turns
-// that into a verdict with evidence; earned.go refuses any verdict whose
-// deciding experiment did not run (interrupted, starved of budget, no
-// answers), so such a probe is Inconclusive with the reason.
-package probe
+// Package observation is a probe's recorded run: its results in send order,
+// the phases the plan sent them in, what counts over them, whom the limit
+// counts (the scope trials), and the time line a replay reads them as
+// (events, clusters, keys, timing uncertainty). It reads results only: the
+// layers above (probe/fit, the verdict in probe) import it, never the
+// reverse.
+package observation
 
 import (
 	"encoding/json"
@@ -69,15 +66,15 @@ func (o *Observation) arrival(r *results.Result) time.Time {
 	return o.Start.Add(r.Sent + o.RTT/2)
 }
 
-// sorted returns results ordered by send time.
-func sortedResults(rs []results.Result) []results.Result {
+// SortedResults returns results ordered by send time.
+func SortedResults(rs []results.Result) []results.Result {
 	out := append([]results.Result(nil), rs...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Sent < out[j].Sent })
 	return out
 }
 
-// phase returns the results of one phase.
-func (o *Observation) phase(name string) []results.Result {
+// Phase returns the results of one phase.
+func (o *Observation) Phase(name string) []results.Result {
 	var out []results.Result
 	for _, r := range o.Results {
 		if r.Phase == name {
@@ -87,9 +84,9 @@ func (o *Observation) phase(name string) []results.Result {
 	return out
 }
 
-// decided reports whether r carries a limiter decision (not a transport
+// Decided reports whether r carries a limiter decision (not a transport
 // error and not some unrelated status).
-func decided(r *results.Result) bool {
+func Decided(r *results.Result) bool {
 	return r.Error == "" && (r.Admitted() || r.Rejected())
 }
 
@@ -99,7 +96,7 @@ func MinRTT(rs []results.Result) time.Duration {
 	best := time.Duration(-1)
 	for i := range rs {
 		r := &rs[i]
-		if !decided(r) {
+		if !Decided(r) {
 			continue
 		}
 		if l := r.Latency(); best < 0 || l < best {
@@ -109,10 +106,10 @@ func MinRTT(rs []results.Result) time.Duration {
 	return max(best, 0)
 }
 
-// NewObservation wraps results recorded elsewhere (an attack profile, a
+// New wraps results recorded elsewhere (an attack profile, a
 // saved results file) so they can be graded or inferred from.
-func NewObservation(start time.Time, rs []results.Result) *Observation {
-	o := &Observation{Start: start, Results: sortedResults(rs)}
+func New(start time.Time, rs []results.Result) *Observation {
+	o := &Observation{Start: start, Results: SortedResults(rs)}
 	o.RTT = MinRTT(o.Results)
 	return o
 }
