@@ -7,6 +7,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // facts are the 3–5 observations that decided the inference, phrased so a
@@ -21,7 +23,7 @@ func facts(o *observation.Observation, inf Inference) []string {
 			switch {
 			case b[i].Admitted():
 				adm++
-				if d := b[i].Latency() - service; d > delayTolerance(0) {
+				if d := b[i].Latency() - service; d > fit.DelayTolerance(0) {
 					delayed++
 					maxDelay = max(maxDelay, d)
 				}
@@ -64,7 +66,7 @@ func facts(o *observation.Observation, inf Inference) []string {
 		case len(adm) == 0:
 			out = append(out, fmt.Sprintf("recovery trace: nothing admitted in %d requests over %.1f s", len(tr), span))
 		default:
-			steps := groupStarts(tr, traceGap(o))
+			steps := fit.GroupStarts(tr, fit.TraceGap(o))
 			first := adm[0] - tr[0].Sent
 			s := fmt.Sprintf("recovery trace (%d requests over %.1f s): first admission %.0f ms after exhaustion, %d admitted",
 				len(tr), span, float64(first)/1e6, len(adm))
@@ -143,7 +145,7 @@ func clumpFact(o *observation.Observation, inf Inference) string {
 		s += fmt.Sprintf(" (interval refill at phase %s s)", fnum(*inf.PhaseS))
 	}
 	s += ", not continuously"
-	if sizes, _ := clumps(o.Phase(observation.PhaseTrace)); len(sizes) > 0 {
+	if sizes, _ := fit.Clumps(o.Phase(observation.PhaseTrace)); len(sizes) > 0 {
 		s += fmt.Sprintf(": the recovery trace was admitted in %d runs of %s, rejected in between; a client gains nothing by waiting less than the next fill", len(sizes), runsText(sizes))
 	}
 	return s

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // A recorded probe of a fixed window of 20 per 3 s on a grid anchored at
@@ -26,7 +28,7 @@ func TestFirstAlignedWindowIsNotNamedAloneBesideAStartGrid(t *testing.T) {
 	if inf.Limit != 20 || inf.WindowS < 2.7 || inf.WindowS > 3.3 {
 		t.Errorf("named %s, truth 20 per 3 s", inf.Summary())
 	}
-	var start, first *Candidate
+	var start, first *fit.Candidate
 	models := tiedModels(obs, nil)
 	for i, m := range models {
 		if m.Config.Algo == limiter.FixedWindow && m.Config.Align == limiter.AlignStart && start == nil {
@@ -51,7 +53,7 @@ func TestFirstAlignedWindowIsNotNamedAloneBesideAStartGrid(t *testing.T) {
 				sched = append(sched, splitLead+time.Duration(v+1)*silence+time.Duration(v*22+i)*splitVolleyGap)
 			}
 		}
-		best = max(best, disagreement(obs, []Candidate{*first, *start}, from, sched))
+		best = max(best, disagreement(obs, []fit.Candidate{*first, *start}, from, sched))
 	}
 	if best < splitMinDisagreement {
 		t.Fatalf("no two volleys split the grids: at most %d requests decided differently", best)

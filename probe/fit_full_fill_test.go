@@ -7,6 +7,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // A recorded probe of sethvargo/go-limiter (20 tokens, interval 2 s): its
@@ -48,7 +50,7 @@ func TestFullFillWindowsSplitsByFill(t *testing.T) {
 			evs = append(evs, observation.Event{At: at, Key: "k", Admitted: i < 20})
 		}
 	}
-	buckets, windows := fullFillWindows(evs, []Candidate{{Config: full}, {Config: part}}, 0)
+	buckets, windows := fit.FullFillWindows(evs, []fit.Candidate{{Config: full}, {Config: part}}, 0)
 	if len(buckets) != 1 || buckets[0].Config != part {
 		t.Fatalf("kept as buckets: %+v; want only the one whose fill (20) is below its capacity (30)", buckets)
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // simulatedWithVolleys is simulated's probe followed, after each of quiets,
@@ -70,7 +72,7 @@ func TestInferIntervalRefilledBucket(t *testing.T) {
 	if err != nil || cfg.RefillEvery <= 0 {
 		t.Fatalf("model %+v: %v", cfg, err)
 	}
-	if r, _ := Replay(obs, cfg); r.Mismatches != 0 {
+	if r, _ := fit.Replay(obs, cfg); r.Mismatches != 0 {
 		t.Fatalf("model replays %d mismatches", r.Mismatches)
 	}
 	// A continuous bucket at the same rate is not called interval-refilled:
@@ -114,15 +116,15 @@ func TestStartAlignedWindowIsNotCalledAnIntervalRefill(t *testing.T) {
 	truth := limiter.Config{Algo: limiter.FixedWindow, Limit: 20, Window: 2 * time.Second, Align: limiter.AlignStart, Origin: epoch.Add(-time.Hour + 300*time.Millisecond)}
 	obs := simulatedWithVolleys(t, truth, time.Second+30*time.Millisecond, 50*time.Millisecond, 25, 1500*time.Millisecond)
 	evs := obs.Events()
-	h := hypothesesOf(obs)
-	var tb []Candidate
-	for _, f := range fitAll(evs, h, obs.RTT) {
-		if f.family == limiter.TokenBucket {
-			tb = f.best
+	h := fit.HypothesesOf(obs)
+	var tb []fit.Candidate
+	for _, f := range fit.FitAll(evs, h, obs.RTT) {
+		if f.Family == limiter.TokenBucket {
+			tb = f.Best
 		}
 	}
 	// The refill search finds the twin …
-	if iv := fitIntervalRefill(evs, h, tb, obs.RTT); len(iv) == 0 || iv[0].Mismatches != 0 {
+	if iv := fit.FitIntervalRefill(evs, h, tb, obs.RTT); len(iv) == 0 || iv[0].Mismatches != 0 {
 		t.Fatalf("no interval refill explains the start-aligned window (%d candidates)", len(iv))
 	}
 	// … and the inference still names the window, the bucket listed as
@@ -143,7 +145,7 @@ func TestStartAlignedWindowIsNotCalledAnIntervalRefill(t *testing.T) {
 func TestFastRefillIsSearchedAtItsSaturatedRate(t *testing.T) {
 	obs := recordedObservation(t, "testdata/fast-refill-bucket-of-one.jsonl")
 	tr := obs.Phase(observation.PhaseTrace)
-	if r := saturatedRate(tr); r < 150 || r > 250 {
+	if r := fit.SaturatedRate(tr); r < 150 || r > 250 {
 		t.Errorf("saturated rate %.1f/s, want about 196/s", r)
 	}
 	inf := Infer(obs)

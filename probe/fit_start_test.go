@@ -7,6 +7,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // A sliding counter on a grid anchored 700 ms off the wall clock: no wall
@@ -28,7 +30,7 @@ func TestInferStartAlignedSlidingCounter(t *testing.T) {
 	if err != nil || cfg.Align != limiter.AlignStart {
 		t.Fatalf("model %+v: %v", cfg, err)
 	}
-	if r, _ := Replay(obs, cfg); r.Mismatches != plain.Decisions-plain.Explained {
+	if r, _ := fit.Replay(obs, cfg); r.Mismatches != plain.Decisions-plain.Explained {
 		t.Fatalf("model replays %d mismatches, inference says %d", r.Mismatches, plain.Decisions-plain.Explained)
 	}
 	// The same counter on the wall grid is not called start-aligned: a free
@@ -45,8 +47,8 @@ func TestInferStartAlignedSlidingCounter(t *testing.T) {
 // model and itself.
 func TestDisagreementOfTiedModels(t *testing.T) {
 	obs := simulated(t, limiter.Config{Algo: limiter.FixedWindow, Limit: 10, Window: 2 * time.Second, Align: limiter.AlignWall}, epoch, 2030*time.Millisecond, 100*time.Millisecond)
-	wall := Candidate{Config: limiter.Config{Algo: limiter.FixedWindow, Limit: 10, Window: 2 * time.Second, Align: limiter.AlignWall}}
-	log := Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 10, Window: 2 * time.Second}}
+	wall := fit.Candidate{Config: limiter.Config{Algo: limiter.FixedWindow, Limit: 10, Window: 2 * time.Second, Align: limiter.AlignWall}}
+	log := fit.Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 10, Window: 2 * time.Second}}
 	last := obs.Results[len(obs.Results)-1].Sent
 	// Just after the next wall boundary (the trace ends at 7.03 s, the
 	// boundary is at 8 s): the window gives all 10 back, the log only those
@@ -55,10 +57,10 @@ func TestDisagreementOfTiedModels(t *testing.T) {
 	for i := range 12 {
 		volley = append(volley, 8*time.Second+10*time.Millisecond-last+time.Duration(i)*splitVolleyGap)
 	}
-	if n := disagreement(obs, []Candidate{wall, log}, last, volley); n < 2 {
+	if n := disagreement(obs, []fit.Candidate{wall, log}, last, volley); n < 2 {
 		t.Fatalf("a fixed window and a sliding log disagree on %d of a volley after the boundary", n)
 	}
-	if n := disagreement(obs, []Candidate{wall, wall}, last, volley); n != 0 {
+	if n := disagreement(obs, []fit.Candidate{wall, wall}, last, volley); n != 0 {
 		t.Fatalf("a model disagrees with itself on %d", n)
 	}
 }
@@ -75,10 +77,10 @@ func TestFitPenaltiesFindsTheBlock(t *testing.T) {
 	evs := obs.Events()
 	plain := truth
 	plain.Block = 0
-	if m := replay(evs, plain, 0, observation.DecisionUncertainty(obs.RTT), 1000, nil); m < 5 {
+	if m := fit.ReplayEvents(evs, plain, 0, observation.DecisionUncertainty(obs.RTT), 1000, nil); m < 5 {
 		t.Fatalf("the bucket without its block explains all but %d decisions", m)
 	}
-	best := fitPenalties(evs, hypothesesOf(obs), []Candidate{{Config: plain}}, obs.RTT)
+	best := fit.FitPenalties(evs, fit.HypothesesOf(obs), []fit.Candidate{{Config: plain}}, obs.RTT)
 	if len(best) == 0 || best[0].Mismatches != 0 {
 		t.Fatalf("penalty search: %+v", best)
 	}
@@ -97,7 +99,7 @@ func TestFitPenaltiesFindsTheBlock(t *testing.T) {
 	for k < len(evs) && !evs[k].Admitted {
 		k++
 	}
-	if got := blockCandidates(evs[:k+2]); len(got) != 0 || len(blockCandidates(evs)) == 0 {
+	if got := fit.BlockCandidates(evs[:k+2]); len(got) != 0 || len(fit.BlockCandidates(evs)) == 0 {
 		t.Fatalf("block candidates from one lockout: %v", got)
 	}
 }
@@ -110,10 +112,10 @@ func TestFitPenaltiesFindsTheBlock(t *testing.T) {
 func TestKnockingSplitsARefillFromACountingCounter(t *testing.T) {
 	bucket := limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20, RefillEvery: time.Second, Origin: epoch.Add(-time.Hour + 370*time.Millisecond)}
 	obs := simulated(t, bucket, epoch, time.Second+30*time.Millisecond, 50*time.Millisecond)
-	counting := Candidate{Config: limiter.Config{Algo: limiter.SlidingCounter, Limit: 10, Window: time.Second, Align: limiter.AlignStart, Origin: epoch.Add(-time.Hour + 370*time.Millisecond), CountRejected: true}}
+	counting := fit.Candidate{Config: limiter.Config{Algo: limiter.SlidingCounter, Limit: 10, Window: time.Second, Align: limiter.AlignStart, Origin: epoch.Add(-time.Hour + 370*time.Millisecond), CountRejected: true}}
 	last := obs.Results[len(obs.Results)-1].Sent
-	fast := disagreement(obs, []Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[0]))
-	slow := disagreement(obs, []Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[len(splitKnockGaps)-1]))
+	fast := disagreement(obs, []fit.Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[0]))
+	slow := disagreement(obs, []fit.Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[len(splitKnockGaps)-1]))
 	t.Logf("disagreements: %d knocking at 40/s, %d at 10/s", fast, slow)
 	if fast < 10 || fast <= slow {
 		t.Fatalf("knocking at 40/s: %d disagreements, at 10/s: %d", fast, slow)
@@ -129,13 +131,13 @@ func TestStillTiedDropsWhatTheRunRefuted(t *testing.T) {
 	bucket := limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20}
 	obs := simulated(t, bucket, epoch, 2030*time.Millisecond, 50*time.Millisecond)
 	window := limiter.Config{Algo: limiter.FixedWindow, Limit: 20, Window: 10 * time.Second, Align: limiter.AlignFirst}
-	for _, models := range [][]Candidate{{{Config: bucket}, {Config: window}}, {{Config: window}, {Config: bucket}}} {
+	for _, models := range [][]fit.Candidate{{{Config: bucket}, {Config: window}}, {{Config: window}, {Config: bucket}}} {
 		got := stillTied(obs, models)
 		if len(got) != 1 || got[0].Config.Algo != limiter.TokenBucket || got[0].Mismatches != 0 {
 			t.Fatalf("still tied: %+v", got)
 		}
 	}
-	if got := stillTied(obs, []Candidate{{Config: bucket}, {Config: bucket}}); len(got) != 2 {
+	if got := stillTied(obs, []fit.Candidate{{Config: bucket}, {Config: bucket}}); len(got) != 2 {
 		t.Errorf("two models that both explain the run: %d kept", len(got))
 	}
 }
@@ -145,18 +147,18 @@ func TestStillTiedDropsWhatTheRunRefuted(t *testing.T) {
 // attempts; knocking only when the models disagree on that.
 func TestNaturalEndOfADecidingProbe(t *testing.T) {
 	p := &planner{deadline: 59 * time.Second}
-	plain := Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second}}
-	counting := Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second, CountRejected: true}}
-	bucket := Candidate{Config: limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20}}
+	plain := fit.Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second}}
+	counting := fit.Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second, CountRejected: true}}
+	bucket := fit.Candidate{Config: limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20}}
 	for _, c := range []struct {
-		models []Candidate
+		models []fit.Candidate
 		end    time.Duration
 		knock  bool
 	}{
-		{[]Candidate{bucket, bucket}, 20 * time.Second, false},
-		{[]Candidate{plain, bucket}, 30 * time.Second, false},
-		{[]Candidate{plain, counting}, 30 * time.Second, true},
-		{[]Candidate{counting, counting}, 59 * time.Second, false},
+		{[]fit.Candidate{bucket, bucket}, 20 * time.Second, false},
+		{[]fit.Candidate{plain, bucket}, 30 * time.Second, false},
+		{[]fit.Candidate{plain, counting}, 30 * time.Second, true},
+		{[]fit.Candidate{counting, counting}, 59 * time.Second, false},
 	} {
 		if end, knock := p.naturalEnd(c.models); end != c.end || knock != c.knock {
 			t.Errorf("%v: end %v knock %v, want %v %v", c.models, end, knock, c.end, c.knock)
@@ -177,10 +179,10 @@ func TestTiedModelsAreDistinct(t *testing.T) {
 		}
 		seen[m.Config] = true
 	}
-	a := Candidate{Config: limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 10}}
+	a := fit.Candidate{Config: limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 10}}
 	b := a
 	b.Offset = time.Millisecond
-	if got := distinctModels([]Candidate{a, a, b, a}); len(got) != 2 || got[0] != a || got[1] != b {
+	if got := distinctModels([]fit.Candidate{a, a, b, a}); len(got) != 2 || got[0] != a || got[1] != b {
 		t.Errorf("distinct %+v", got)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // simulated is the observation a probe would record against cfg on a
@@ -88,18 +90,18 @@ func TestInferSlidingCounterFromAWindowStartBurst(t *testing.T) {
 // finds, in the same order (later refinements take the first few ties).
 func TestFitAllSameOnOneCPUAndMany(t *testing.T) {
 	obs := simulated(t, limiter.Config{Algo: limiter.SlidingLog, Limit: 10, Window: time.Second}, epoch, 650*time.Millisecond, 100*time.Millisecond)
-	evs, h := obs.Events(), hypothesesOf(obs)
+	evs, h := obs.Events(), fit.HypothesesOf(obs)
 	prev := runtime.GOMAXPROCS(1)
-	serial := fitAll(evs, h, obs.RTT)
+	serial := fit.FitAll(evs, h, obs.RTT)
 	runtime.GOMAXPROCS(max(prev, 4))
-	parallel := fitAll(evs, h, obs.RTT)
+	parallel := fit.FitAll(evs, h, obs.RTT)
 	runtime.GOMAXPROCS(prev)
 	if !reflect.DeepEqual(serial, parallel) {
 		t.Fatal("fitAll differs between one CPU and several")
 	}
 	for _, f := range serial {
-		if f.family == limiter.SlidingLog && f.mismatches() != 0 {
-			t.Fatalf("the true model misfits %d decisions", f.mismatches())
+		if f.Family == limiter.SlidingLog && f.Mismatches() != 0 {
+			t.Fatalf("the true model misfits %d decisions", f.Mismatches())
 		}
 	}
 }
@@ -120,7 +122,7 @@ func TestConcurrencyReplayExcusesLateReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return replayConcurrency(evs, lim, 0, 2*time.Millisecond, math.MaxInt, nil)
+		return fit.ReplayConcurrency(evs, lim, 0, 2*time.Millisecond, math.MaxInt, nil)
 	}
 	if m := misfits(4 * time.Millisecond); m != 0 {
 		t.Errorf("read 4 ms late: %d misfits, want 0", m)

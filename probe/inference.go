@@ -3,7 +3,6 @@ package probe
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -11,6 +10,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // Inference is the probe's verdict: the family, its parameters with their
@@ -113,81 +114,6 @@ const QueueUnbounded = "unbounded"
 // Inconclusive is the family when no model explains the run.
 const Inconclusive = "inconclusive"
 
-// paramCount is each family's number of free parameters, for the penalty
-// that prefers the simpler of two equally good explanations.
-var paramCount = map[string]int{
-	limiter.None: 0, limiter.Concurrency: 1, limiter.TokenBucket: 2, limiter.LeakyShaping: 2,
-	limiter.FixedWindow: 2, limiter.SlidingLog: 2, limiter.SlidingCounter: 2,
-	limiter.Tiers: 5, // two tiers' parameters and how they compose
-}
-
-// familyOrder breaks exact ties: the simpler, more common family first.
-var familyOrder = []string{limiter.None, limiter.Concurrency, limiter.TokenBucket, limiter.LeakyShaping,
-	limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingCounter, limiter.Tiers}
-
-type familyFit struct {
-	family string
-	best   []Candidate
-	// alsoAligned: another grid that explains the run within noise of
-	// best (a start grid whose origin is the key's first request, and a
-	// grid that request anchors, differ only after two idle periods).
-	alsoAligned string
-}
-
-// params is the fit's number of free parameters: its family's, plus each
-// number a variant adds (an interval refill's interval and phase, a start
-// grid's phase, a block's length, nginx's delay=N). A switch that changes
-// the family's rule without a number to fit (counting denied attempts, a
-// restarting window) adds none: a HAProxy http_req_rate, a counting sliding
-// counter on a start grid that explains every decision, must not lose to a
-// fixed window that gets two wrong.
-func (f familyFit) params() int {
-	n := paramCount[f.family]
-	if len(f.best) == 0 {
-		return n
-	}
-	c := f.best[0].Config
-	if c.RefillEvery > 0 {
-		n += 2
-	}
-	if c.Align == limiter.AlignStart {
-		n++
-	}
-	if c.Block > 0 {
-		n++
-	}
-	if c.DelayAfter > 0 {
-		n++
-	}
-	return n
-}
-
-// rank orders fits for ties: fewer free parameters first, then by family
-// (familyOrder). So an interval refill comes after every plain family — a
-// fixed window anchored at the server's start is the same limiter as a
-// bucket refilled whole every window, and the simpler name.
-func (f familyFit) rank() int { return f.params()*len(familyOrder) + orderOf(f.family) }
-
-func (f familyFit) refills() bool { return len(f.best) > 0 && f.best[0].Config.RefillEvery > 0 }
-
-func (f familyFit) mismatches() int {
-	if len(f.best) == 0 {
-		return math.MaxInt32
-	}
-	return f.best[0].Mismatches
-}
-
-// maxUnexplainedShare: a model that leaves more than one decision in this
-// many unexplained explains nothing. No verdict rests on it, and no tie
-// between such models is worth an experiment.
-const maxUnexplainedShare = 10
-
-// explainsTooLittle says whether a model with this many mismatches leaves
-// too many of the decisions unexplained (maxUnexplainedShare).
-func explainsTooLittle(mismatches, decisions int) bool {
-	return mismatches*maxUnexplainedShare > decisions
-}
-
 // Infer fits every family to the observation and names the best, with the
 // store failure the end of the run shows.
 func Infer(o *observation.Observation) Inference {
@@ -246,63 +172,63 @@ func infer(o *observation.Observation) Inference {
 		inf.Evidence = facts(o, inf)
 		return inf
 	}
-	h := hypothesesOf(o)
-	fits := fitAll(evs, h, o.RTT)
+	h := fit.HypothesesOf(o)
+	fits := fit.FitAll(evs, h, o.RTT)
 	sort.SliceStable(fits, func(i, j int) bool {
-		return fits[i].mismatches()+fits[i].params() < fits[j].mismatches()+fits[j].params()
+		return fits[i].Mismatches()+fits[i].Params() < fits[j].Mismatches()+fits[j].Params()
 	})
 	// Among families whose decisions are within noise of the best's,
 	// prefer the simpler and more common one (a token bucket of capacity 1
 	// and a first-aligned fixed window of 1 are the same limiter); the
 	// others are listed as equivalent. (Noise moves decisions, not
 	// parameters: the parameter penalty is in the order already.)
-	slack := equivalenceSlack(len(evs))
-	top := fits[0].mismatches()
+	slack := fit.EquivalenceSlack(len(evs))
+	top := fits[0].Mismatches()
 	for i, f := range fits {
-		if f.mismatches() <= top+slack && f.rank() < fits[0].rank() {
+		if f.Mismatches() <= top+slack && f.Rank() < fits[0].Rank() {
 			fits[0], fits[i] = fits[i], fits[0]
 		}
 	}
 	best := fits[0]
-	m1 := best.mismatches()
+	m1 := best.Mismatches()
 	inf.Explained = len(evs) - m1
 	// Families that do as well (within noise) are observationally
 	// equivalent on this run: say so instead of guessing.
 	runnerUp := math.MaxInt32
 	for _, f := range fits[1:] {
-		if f.mismatches() == math.MaxInt32 {
+		if f.Mismatches() == math.MaxInt32 {
 			continue
 		}
 		// Two tiers can be any single model (a second tier that never
 		// binds): a composition explaining no more than the best single
 		// model is that model fitted on a coarser grid, not a rival.
-		degenerate := f.family == limiter.Tiers && f.mismatches() >= m1
-		eq := f.mismatches() <= m1+slack && !degenerate
-		inf.Alternatives = append(inf.Alternatives, Alternative{Family: f.family, Explained: len(evs) - f.mismatches(), Equivalent: eq})
+		degenerate := f.Family == limiter.Tiers && f.Mismatches() >= m1
+		eq := f.Mismatches() <= m1+slack && !degenerate
+		inf.Alternatives = append(inf.Alternatives, Alternative{Family: f.Family, Explained: len(evs) - f.Mismatches(), Equivalent: eq})
 		if degenerate {
 			continue
 		}
-		if !eq && f.mismatches() < runnerUp {
-			runnerUp = f.mismatches()
+		if !eq && f.Mismatches() < runnerUp {
+			runnerUp = f.Mismatches()
 		}
 	}
-	if explainsTooLittle(m1, len(evs)) {
+	if fit.ExplainsTooLittle(m1, len(evs)) {
 		inf.Family = Inconclusive
-		inf.Reason = fmt.Sprintf("no model explains the decisions: the best, %s, gets %d of %d wrong", best.family, m1, len(evs))
+		inf.Reason = fmt.Sprintf("no model explains the decisions: the best, %s, gets %d of %d wrong", best.Family, m1, len(evs))
 		inf.Evidence = facts(o, inf)
 		return inf
 	}
-	inf.Family = best.family
-	inf.setParams(best.best)
-	if best.alsoAligned != "" && inf.Alignment != "" && !strings.Contains(inf.Alignment, best.alsoAligned) {
-		var c []Candidate
-		for _, a := range []string{inf.Alignment, best.alsoAligned} {
-			c = append(c, Candidate{Config: limiter.Config{Align: a}})
+	inf.Family = best.Family
+	inf.setParams(best.Best)
+	if best.AlsoAligned != "" && inf.Alignment != "" && !strings.Contains(inf.Alignment, best.AlsoAligned) {
+		var c []fit.Candidate
+		for _, a := range []string{inf.Alignment, best.AlsoAligned} {
+			c = append(c, fit.Candidate{Config: limiter.Config{Align: a}})
 		}
 		inf.Alignment = alignmentOf(c)
 	}
 	if inf.Alignment == limiter.AlignStart || inf.RefillS > 0 {
-		p := phaseOf(o, samePeriod(best.best, inf.fitted))
+		p := fit.PhaseOf(o, samePeriod(best.Best, inf.fitted))
 		inf.PhaseS = &p
 	}
 	if runnerUp == math.MaxInt32 {
@@ -320,196 +246,9 @@ func infer(o *observation.Observation) Inference {
 	return inf
 }
 
-// settle chooses between a family's first-aligned fits (HAProxy's sliding
-// counter, a fixed window a knocking probe followed) and its start grids: the one that explains the run clearly better (by more than
-// slack), else the better of the two with the other's alignment noted as
-// not told apart (the twin on a tie: no phase to fit).
-func (f *familyFit) settle(first, start []Candidate, slack int) {
-	f.alsoAligned = ""
-	switch {
-	case len(first) == 0 || len(start) == 0:
-		if len(first) > 0 {
-			f.best = first
-		} else if len(start) > 0 {
-			f.best = start
-		}
-	case first[0].Mismatches+slack < start[0].Mismatches:
-		f.best = first
-	case start[0].Mismatches+slack < first[0].Mismatches:
-		f.best = start
-	case first[0].Mismatches <= start[0].Mismatches:
-		f.best, f.alsoAligned = first, limiter.AlignStart
-	default:
-		f.best, f.alsoAligned = start, limiter.AlignFirst
-	}
-}
-
-// startTwins are the start grids of the first-aligned twins' limits and
-// windows with their origin where the run's first request fell, or up to
-// startTwinLead before it (a server started just before the probe), in
-// 1 ms steps.
-func startTwins(evs []observation.Event, twins []Candidate, rtt time.Duration) []Candidate {
-	eps := observation.ArrivalUncertainty(rtt)
-	first := evs[0].At
-	for _, e := range evs {
-		if e.At.Before(first) {
-			first = e.At
-		}
-	}
-	var cfgs []limiter.Config
-	for _, c := range twins[:min(len(twins), firstTwinSeeds)] {
-		for d := -startTwinLead; d <= eps; d += time.Millisecond {
-			t := c.Config
-			t.Align, t.Origin = limiter.AlignStart, first.Add(d)
-			if !slices.Contains(cfgs, t) {
-				cfgs = append(cfgs, t)
-			}
-		}
-	}
-	return fitFamily(evs, cfgs, rtt)
-}
-
-// firstTwins are the first-aligned models (HAProxy's freq_ctr) of the
-// start grids' limits, fitted and widened. A start grid's phase trades
-// against its window and limit, so the twins' are searched afresh over
-// the start grids' range: their limits ±1, and the round windows from 10%
-// below the shortest to 10% above the longest.
-func firstTwins(evs []observation.Event, start []Candidate, rtt time.Duration) []Candidate {
-	lo, hi := start[0].Config.Window, start[0].Config.Window
-	type kind struct {
-		limit    int
-		counting bool
-	}
-	var kinds []kind
-	for _, c := range start {
-		lo, hi = min(lo, c.Config.Window), max(hi, c.Config.Window)
-		for d := -1; d <= 1; d++ {
-			k := kind{c.Config.Limit + d, c.Config.CountRejected}
-			if k.limit >= 1 && !slices.Contains(kinds, k) {
-				kinds = append(kinds, k)
-			}
-		}
-	}
-	// Only round windows (wallUnit): a grid each key anchors, at a free
-	// window, fits coincidences as a wall grid at a free window would.
-	var windows []time.Duration
-	for w := time.Duration(0.9*float64(lo)).Truncate(wallUnit) + wallUnit; float64(w) <= 1.1*float64(hi); w += wallUnit {
-		windows = append(windows, w)
-	}
-	var cfgs []limiter.Config
-	for _, k := range kinds {
-		for _, w := range windows {
-			cfgs = append(cfgs, limiter.Config{Algo: start[0].Config.Algo, Limit: k.limit, Window: w, Align: limiter.AlignFirst, CountRejected: k.counting})
-		}
-	}
-	return widen(evs, simplest(fitFamily(evs, cfgs, rtt)), rtt, windowOf, withWindow)
-}
-
-// seedsOf are the extremes of a family's tied candidates' windows.
-func seedsOf(cs []Candidate) []Candidate {
-	if len(cs) == 0 {
-		return nil
-	}
-	lo, hi := cs[0], cs[0]
-	for _, c := range cs {
-		if c.Config.Window < lo.Config.Window {
-			lo = c
-		}
-		if c.Config.Window > hi.Config.Window {
-			hi = c
-		}
-	}
-	return []Candidate{lo, hi}
-}
-
-// wallUnit: a grid on the wall clock is one people configure — a window of
-// whole tenths of a second (Kong's second, minute, hour; a 2 s or 1.5 s
-// window). Any other length on the wall grid is a phase in disguise: the
-// grid of an arbitrary W lands its boundaries anywhere, and with a few
-// boundaries to match some W always fits. Those are searched as a start
-// grid, whose phase is a parameter that is counted.
-const wallUnit = 100 * time.Millisecond
-
-// wallWindow reports whether w may be searched on the wall grid.
-func wallWindow(w time.Duration) bool { return w%wallUnit == 0 }
-
-// onWallGrid reports whether c's windows follow the wall clock.
-func onWallGrid(c limiter.Config) bool {
-	return (c.Algo == limiter.FixedWindow && c.Align == limiter.AlignWall) ||
-		(c.Algo == limiter.SlidingCounter && (c.Align == "" || c.Align == limiter.AlignWall))
-}
-
-// simplest keeps, among tied candidates, those without a variant the others
-// do without: a limiter that counts denied attempts, or shuts a key after a
-// rejection, is named so only when the plain one explains the run worse.
-func simplest(cs []Candidate) []Candidate {
-	plain := func(c limiter.Config) bool { return !c.CountRejected && c.Block == 0 }
-	var out []Candidate
-	for _, c := range cs {
-		if plain(c.Config) {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return cs
-	}
-	return out
-}
-
-// widen extends a family's tied best candidates to every value of one
-// parameter (in 0.1% steps, up to 10% beyond the found ones) that explains
-// the decisions as well. A trace pins a rate or a window only to its own
-// resolution — a bucket of 1 probed every 30 ms admits on the same requests
-// for any refill period between 480 and 510 ms — so the reported value and
-// its ± must be that interval's middle and half-width, not the first ties a
-// grid happened on.
-func widen(evs []observation.Event, best []Candidate, rtt time.Duration, value func(limiter.Config) float64, scaled func(limiter.Config, float64) limiter.Config) []Candidate {
-	if len(best) == 0 {
-		return best
-	}
-	lo, hi := best[0], best[0]
-	for _, c := range best {
-		if value(c.Config) < value(lo.Config) {
-			lo = c
-		}
-		if value(c.Config) > value(hi.Config) {
-			hi = c
-		}
-	}
-	m := best[0].Mismatches
-	unc := observation.DecisionUncertainty(rtt)
-	for _, edge := range []struct {
-		from Candidate
-		step float64
-	}{{lo, -widenStep}, {hi, widenStep}} {
-		for k := 1; k <= widenSteps; k++ {
-			c := scaled(edge.from.Config, 1+float64(k)*edge.step)
-			if onWallGrid(c) && c.Window != edge.from.Config.Window {
-				break // a wall grid's window is exact (wallWindow)
-			}
-			if replay(evs, c, edge.from.Offset, unc, m, nil) > m {
-				break
-			}
-			best = append(best, Candidate{Config: c, Mismatches: m, Scored: len(evs), Offset: edge.from.Offset})
-		}
-	}
-	return best
-}
-
-func rateOf(c limiter.Config) float64 { return c.Rate }
-
-func withRate(c limiter.Config, f float64) limiter.Config { c.Rate *= f; return c }
-
-func windowOf(c limiter.Config) float64 { return c.Window.Seconds() }
-
-func withWindow(c limiter.Config, f float64) limiter.Config {
-	c.Window = time.Duration(float64(c.Window) * f)
-	return c
-}
-
 // setParams reports the parameters of the best candidates: the middle of
 // their range, ± half its width.
-func (inf *Inference) setParams(cs []Candidate) {
+func (inf *Inference) setParams(cs []fit.Candidate) {
 	c := cs[0].Config
 	spanF := func(get func(limiter.Config) float64) (mid, err float64) {
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -570,7 +309,7 @@ func (inf *Inference) setParams(cs []Candidate) {
 // holds one — the trace pins a fill interval to a few milliseconds, and
 // 1.006 ± 0.007 s is a 1 s fill_interval. The rate is then the tokens per
 // fill over it, its ± still covering every tied rate.
-func (inf *Inference) setRefill(cs []Candidate) {
+func (inf *Inference) setRefill(cs []fit.Candidate) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	rlo, rhi := math.Inf(1), math.Inf(-1)
 	for _, x := range cs {
@@ -579,7 +318,7 @@ func (inf *Inference) setRefill(cs []Candidate) {
 		rlo, rhi = math.Min(rlo, x.Config.Rate), math.Max(rhi, x.Config.Rate)
 	}
 	mid := (lo + hi) / 2
-	for _, c := range commonRefills {
+	for _, c := range fit.CommonRefills {
 		if s := c.Seconds(); s >= lo && s <= hi {
 			mid = s
 			break
@@ -596,7 +335,7 @@ func (inf *Inference) setRefill(cs []Candidate) {
 
 // nearestCandidate is the tied candidate closest to the reported values,
 // each parameter's distance relative to its value.
-func nearestCandidate(cs []Candidate, inf Inference) limiter.Config {
+func nearestCandidate(cs []fit.Candidate, inf Inference) limiter.Config {
 	rel := func(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(b), 1e-9) }
 	best, bestD := cs[0].Config, math.Inf(1)
 	for _, x := range cs {
@@ -615,7 +354,7 @@ func nearestCandidate(cs []Candidate, inf Inference) limiter.Config {
 	return best
 }
 
-func alignmentOf(cs []Candidate) string {
+func alignmentOf(cs []fit.Candidate) string {
 	seen := map[string]bool{}
 	for _, c := range cs {
 		a := c.Config.Align
@@ -692,11 +431,11 @@ func (inf Inference) summary() string {
 // samePeriod keeps, of an interval refill's tied candidates, those with the
 // fitted one's interval: a phase is only a phase of one interval (a start
 // grid's candidates are kept whole, their windows a hair apart).
-func samePeriod(cs []Candidate, fitted limiter.Config) []Candidate {
+func samePeriod(cs []fit.Candidate, fitted limiter.Config) []fit.Candidate {
 	if fitted.RefillEvery <= 0 {
 		return cs
 	}
-	var out []Candidate
+	var out []fit.Candidate
 	for _, c := range cs {
 		if c.Config.RefillEvery == fitted.RefillEvery {
 			out = append(out, c)
@@ -734,15 +473,6 @@ func rejectedEvents(evs []observation.Event) int {
 		}
 	}
 	return n
-}
-
-func orderOf(family string) int {
-	for i, f := range familyOrder {
-		if f == family {
-			return i
-		}
-	}
-	return len(familyOrder)
 }
 
 // undecidedReason says what the target answered instead of a decision.
@@ -827,10 +557,3 @@ func (inf Inference) Model() (limiter.Config, error) {
 	}
 	return c, c.Validate()
 }
-
-// firstTwinSeeds: the twins a start grid at their anchor is tried for.
-const firstTwinSeeds = 4
-
-// startTwinLead: how long before the first request a start grid's origin
-// is tried at by startTwins.
-const startTwinLead = 100 * time.Millisecond

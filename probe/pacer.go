@@ -11,6 +11,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // A pacer never rejects: it queues every request and lets them go 1/r
@@ -30,18 +32,18 @@ func inferPacer(o *observation.Observation, evs []observation.Event, inf Inferen
 	delays := pacerSlacks(o)
 	for _, est := range departureRates(o) {
 		for _, d := range delays {
-			for k := -rateFineSteps; k <= rateFineSteps; k++ {
-				cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * (1 + float64(k)*rateFineStep), QueueUnbounded: true, DelayAfter: d})
+			for k := -fit.RateFineSteps; k <= fit.RateFineSteps; k++ {
+				cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * (1 + float64(k)*fit.RateFineStep), QueueUnbounded: true, DelayAfter: d})
 			}
-			for k := -rateCoarseSteps; k <= rateCoarseSteps; k++ {
-				cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * math.Pow(2, float64(k)/rateCoarseSteps), QueueUnbounded: true, DelayAfter: d})
+			for k := -fit.RateCoarseSteps; k <= fit.RateCoarseSteps; k++ {
+				cfgs = append(cfgs, limiter.Config{Algo: limiter.LeakyShaping, Rate: est * math.Pow(2, float64(k)/fit.RateCoarseSteps), QueueUnbounded: true, DelayAfter: d})
 			}
 		}
 	}
 	held, n, most := heldBack(o)
-	noneMis := replay(evs, limiter.Config{Algo: limiter.None}, 0, observation.DecisionUncertainty(o.RTT), math.MaxInt32, nil)
-	best := widen(evs, fitFamily(evs, cfgs, o.RTT), o.RTT, rateOf, withRate)
-	if len(best) == 0 || explainsTooLittle(best[0].Mismatches, len(evs)) {
+	noneMis := fit.ReplayEvents(evs, limiter.Config{Algo: limiter.None}, 0, observation.DecisionUncertainty(o.RTT), math.MaxInt32, nil)
+	best := fit.Widen(evs, fit.FitFamily(evs, cfgs, o.RTT), o.RTT, fit.RateOf, fit.WithRate)
+	if len(best) == 0 || fit.ExplainsTooLittle(best[0].Mismatches, len(evs)) {
 		inf.Family = Inconclusive
 		inf.Reason = fmt.Sprintf("nothing was rejected, but %d of %d burst requests were held back beyond the service time, up to %.0f ms, and no pacer's rate explains the delays", held, n, float64(most)/1e6)
 		inf.Evidence = facts(o, inf)

@@ -13,6 +13,8 @@ import (
 	"github.com/ratecheck/ratecheck/attack"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // The plan's tuning knobs.
@@ -57,7 +59,7 @@ const (
 	// resolution; stepsSeen steps of at least stepSize admissions give a
 	// window's length and phase.
 	continuousReturns = 8
-	continuousSpan    = 2 * time.Second
+	continuousSpan    = fit.TiersSeedSpan
 	stepsSeen         = 2
 	stepSize          = 3
 	// sustainDuration and sustainMaxRequests: when no burst was limited, the

@@ -11,6 +11,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // Splitting ties: when several models explain the run so far equally well
@@ -48,7 +50,7 @@ var splitSilences = []time.Duration{0, 500 * time.Millisecond, time.Second, 2 * 
 // tieFit is a fit of the run so far for the deciding experiments: the tied
 // models, and how long finding them took.
 type tieFit struct {
-	models []Candidate
+	models []fit.Candidate
 	took   time.Duration
 }
 
@@ -159,18 +161,18 @@ func contention(best, slack int) int { return max(slack, best+1) }
 
 // stillTied is the models that still explain obs within contention of
 // the best of them.
-func stillTied(obs *observation.Observation, models []Candidate) []Candidate {
+func stillTied(obs *observation.Observation, models []fit.Candidate) []fit.Candidate {
 	evs := obs.Events()
 	unc := observation.DecisionUncertainty(obs.RTT)
 	mis := make([]int, len(models))
 	best := math.MaxInt32
 	for i, m := range models {
-		mis[i] = replay(evs, m.Config, m.Offset, unc, math.MaxInt32, nil)
+		mis[i] = fit.ReplayEvents(evs, m.Config, m.Offset, unc, math.MaxInt32, nil)
 		best = min(best, mis[i])
 	}
-	var out []Candidate
+	var out []fit.Candidate
 	for i, m := range models {
-		if mis[i] <= best+contention(best, equivalenceSlack(len(evs))) {
+		if mis[i] <= best+contention(best, fit.EquivalenceSlack(len(evs))) {
 			m.Mismatches = mis[i]
 			out = append(out, m)
 		}
@@ -199,7 +201,7 @@ func (p *planner) snapshot() *observation.Observation {
 // attempts keep the key shut, only when the models answer it differently.
 // Otherwise its many decisions near a limit (a sliding counter's estimate
 // crossing it) split models by timing noise, not by what they are.
-func (p *planner) naturalEnd(models []Candidate) (end time.Duration, knock bool) {
+func (p *planner) naturalEnd(models []fit.Candidate) (end time.Duration, knock bool) {
 	end, counting, anyCounting := 20*time.Second, true, false
 	for _, m := range models {
 		end = max(end, 3*m.Config.Window)
@@ -216,7 +218,7 @@ func (p *planner) naturalEnd(models []Candidate) (end time.Duration, knock bool)
 // volley of a little more than the capacity (or two, each after the same
 // silence), or single requests; or two seconds of steady knocking — and
 // returns the one with the most disagreement per second among the models.
-func (p *planner) bestSplit(obs *observation.Observation, models []Candidate) ([]time.Duration, int) {
+func (p *planner) bestSplit(obs *observation.Observation, models []fit.Candidate) ([]time.Duration, int) {
 	capacity := max(p.capacity(), 1)
 	volley := min(capacity+2, 60)
 	var best []time.Duration
@@ -296,7 +298,7 @@ func twoVolleysAfter(silence time.Duration, n int) []time.Duration {
 // run's last admission opened, agree after 0.5, 1, 2, 4 and 8 s alike, and
 // a volley 3.1 s on splits them. Only gaps wider than a volley (and the
 // timing uncertainty either side) are offered.
-func reopenSilences(obs *observation.Observation, models []Candidate, from, volleyLen time.Duration) []time.Duration {
+func reopenSilences(obs *observation.Observation, models []fit.Candidate, from, volleyLen time.Duration) []time.Duration {
 	evs := obs.Events()
 	unc := observation.DecisionUncertainty(obs.RTT)
 	key := ""
@@ -309,7 +311,7 @@ func reopenSilences(obs *observation.Observation, models []Candidate, from, voll
 		if err != nil {
 			continue
 		}
-		replayOn(lim, evs, m.Offset, unc, len(evs)+1, nil)
+		fit.ReplayOn(lim, evs, m.Offset, unc, len(evs)+1, nil)
 		d := lim.Allow(key, obs.Start.Add(from+splitLead+obs.RTT/2).Add(m.Offset))
 		w := max(d.Reset, d.RetryAfter)
 		if w > 0 && !slices.Contains(whole, w) {
@@ -339,7 +341,7 @@ func knockTrain(gap time.Duration) []time.Duration {
 
 // disagreement counts the proposed requests on which the models do not
 // all decide alike, each model replayed over the run so far first.
-func disagreement(obs *observation.Observation, models []Candidate, from time.Duration, sched []time.Duration) int {
+func disagreement(obs *observation.Observation, models []fit.Candidate, from time.Duration, sched []time.Duration) int {
 	evs := obs.Events()
 	unc := observation.DecisionUncertainty(obs.RTT)
 	key := ""
@@ -352,7 +354,7 @@ func disagreement(obs *observation.Observation, models []Candidate, from time.Du
 		if err != nil {
 			continue
 		}
-		replayOn(lim, evs, m.Offset, unc, len(evs)+1, nil)
+		fit.ReplayOn(lim, evs, m.Offset, unc, len(evs)+1, nil)
 		ds := make([]bool, len(sched))
 		for i, at := range sched {
 			t := obs.Start.Add(from + at + obs.RTT/2).Add(m.Offset)
@@ -375,7 +377,7 @@ func disagreement(obs *observation.Observation, models []Candidate, from time.Du
 // tiedModels are the models that explain the run within noise of the best:
 // the best of every family that ties, and within a family its distinct
 // variants and the extremes of its window or rate.
-func tiedModels(o *observation.Observation, stop *atomic.Bool) []Candidate {
+func tiedModels(o *observation.Observation, stop *atomic.Bool) []fit.Candidate {
 	evs := o.Events()
 	for i := range evs {
 		evs[i].Stop = stop
@@ -391,39 +393,39 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool) []Candidate {
 		// counter after such an experiment in 2 of 4 package runs).
 		return nil
 	}
-	fits := fitAll(evs, hypothesesOf(o), o.RTT)
-	if abandoned(evs) {
+	fits := fit.FitAll(evs, fit.HypothesesOf(o), o.RTT)
+	if fit.Abandoned(evs) {
 		return nil // abandoned: the fits are partial
 	}
 	best := len(evs) + 1
 	for _, f := range fits {
-		best = min(best, f.mismatches())
+		best = min(best, f.Mismatches())
 	}
-	slack := equivalenceSlack(len(evs))
-	if explainsTooLittle(best, len(evs)) {
+	slack := fit.EquivalenceSlack(len(evs))
+	if fit.ExplainsTooLittle(best, len(evs)) {
 		// No model comes near the run (replicas, a per-connection limit,
 		// a store that went away): a deciding experiment between models
 		// that are all wrong decides nothing, and fitting them again each
 		// round costs seconds of a probe's time on a long run.
 		return nil
 	}
-	var out []Candidate
+	var out []fit.Candidate
 	for _, f := range fits {
-		if f.family == limiter.None || f.family == limiter.Concurrency || f.mismatches() > best+contention(best, slack) {
+		if f.Family == limiter.None || f.Family == limiter.Concurrency || f.Mismatches() > best+contention(best, slack) {
 			continue
 		}
 		seen := map[string]bool{}
-		lo, hi := f.best[0], f.best[0]
-		for _, c := range f.best {
+		lo, hi := f.Best[0], f.Best[0]
+		for _, c := range f.Best {
 			k := variantKey(c.Config)
 			if !seen[k] {
 				seen[k] = true
 				out = append(out, c)
 			}
-			if sizeOf(c.Config) < sizeOf(lo.Config) {
+			if fit.SizeOf(c.Config) < fit.SizeOf(lo.Config) {
 				lo = c
 			}
-			if sizeOf(c.Config) > sizeOf(hi.Config) {
+			if fit.SizeOf(c.Config) > fit.SizeOf(hi.Config) {
 				hi = c
 			}
 		}
@@ -438,22 +440,22 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool) []Candidate {
 	if best <= slack {
 		startFamilies = nil
 		for _, f := range fits {
-			if f.family == limiter.FixedWindow && f.mismatches() <= best+slack && f.best[0].Config.Align == limiter.AlignFirst && !f.best[0].Config.Restarts() {
+			if f.Family == limiter.FixedWindow && f.Mismatches() <= best+slack && f.Best[0].Config.Align == limiter.AlignFirst && !f.Best[0].Config.Restarts() {
 				startFamilies = []string{limiter.FixedWindow}
 			}
 		}
 	}
 	if len(startFamilies) > 0 {
-		h := hypothesesOf(o)
-		var seeds []Candidate
+		h := fit.HypothesesOf(o)
+		var seeds []fit.Candidate
 		for _, f := range fits {
-			if f.family == limiter.FixedWindow || f.family == limiter.SlidingCounter || f.family == limiter.SlidingLog {
-				seeds = append(seeds, seedsOf(f.best)...)
+			if f.Family == limiter.FixedWindow || f.Family == limiter.SlidingCounter || f.Family == limiter.SlidingLog {
+				seeds = append(seeds, fit.SeedsOf(f.Best)...)
 			}
 		}
 		for _, fam := range startFamilies {
-			if start := fitStartAligned(evs, h, fam, seeds, o.RTT); len(start) > 0 && start[0].Mismatches <= best+slack+splitStartSlack {
-				out = append([]Candidate{start[0]}, out...)
+			if start := fit.FitStartAligned(evs, h, fam, seeds, o.RTT); len(start) > 0 && start[0].Mismatches <= best+slack+splitStartSlack {
+				out = append([]fit.Candidate{start[0]}, out...)
 			}
 		}
 	}
@@ -465,8 +467,8 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool) []Candidate {
 		// long enough for the primary to come back past half, and the
 		// volley after it, may have).
 		unc := observation.DecisionUncertainty(o.RTT)
-		for _, h := range hiddenPools(out) {
-			if m := replay(evs, h.Config, h.Offset, unc, best+slack, nil); m <= best+slack {
+		for _, h := range fit.HiddenPools(out) {
+			if m := fit.ReplayEvents(evs, h.Config, h.Offset, unc, best+slack, nil); m <= best+slack {
 				h.Mismatches = m
 				out = append(out, h)
 			}
@@ -484,7 +486,7 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool) []Candidate {
 
 // distinctModels is models without repeats (the same configuration at the
 // same offset), in their order.
-func distinctModels(models []Candidate) []Candidate {
+func distinctModels(models []fit.Candidate) []fit.Candidate {
 	type id struct {
 		cfg limiter.Config
 		off time.Duration
@@ -520,16 +522,4 @@ func variantKey(c limiter.Config) string {
 		k += "/refill"
 	}
 	return k
-}
-
-// sizeOf is the parameter a tied family spans most: its window or its rate
-// (of two tiers, the second's: the first is pinned by the early regime).
-func sizeOf(c limiter.Config) float64 {
-	if c.Algo == limiter.Tiers {
-		return sizeOf(c.Tiers[1].Config(c.Origin))
-	}
-	if c.Window > 0 {
-		return c.Window.Seconds()
-	}
-	return c.Rate
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // recordedProbe reads the probe a real run recorded against a built-in token
@@ -47,8 +49,8 @@ func BenchmarkFitTiers(b *testing.B) {
 	obs := simulated(b, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{
 		{Algo: limiter.TokenBucket, Rate: 10, Burst: 5}, {Algo: limiter.FixedWindow, Limit: 16, Window: 2 * time.Second, Align: limiter.AlignWall}}},
 		epoch, 700*time.Millisecond, 50*time.Millisecond)
-	evs, h := obs.Events(), hypothesesOf(obs)
+	evs, h := obs.Events(), fit.HypothesesOf(obs)
 	for b.Loop() {
-		fitTiers(evs, h, obs.RTT)
+		fit.FitTiers(evs, h, obs.RTT)
 	}
 }

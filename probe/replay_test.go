@@ -12,6 +12,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // handmade is an observation on a virtual clock with a 1 ms round trip:
@@ -50,7 +52,7 @@ func TestReplayAnswersEachRequest(t *testing.T) {
 		shot{observation.PhaseBurst, "", 100, true},
 		shot{observation.PhaseTrace, "", 1200, true},
 	)
-	r, err := Replay(o, limiter.Config{Algo: limiter.FixedWindow, Limit: 3, Window: time.Second, Align: limiter.AlignFirst})
+	r, err := fit.Replay(o, limiter.Config{Algo: limiter.FixedWindow, Limit: 3, Window: time.Second, Align: limiter.AlignFirst})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestReplayAnswersEachRequest(t *testing.T) {
 			t.Errorf("request %d: %+v, want index %d admitted %v mismatch %v", i, q, i, w.admitted, w.mismatch)
 		}
 	}
-	if _, err := Replay(o, limiter.Config{Algo: limiter.FixedWindow}); err == nil {
+	if _, err := fit.Replay(o, limiter.Config{Algo: limiter.FixedWindow}); err == nil {
 		t.Error("a window of limit 0 replayed without error")
 	}
 }
@@ -97,7 +99,7 @@ func TestReplayFollowsTheMeasuredScope(t *testing.T) {
 		if s := o.Scope(); s != c.scope {
 			t.Fatalf("scope %s, want %s", s, c.scope)
 		}
-		r, err := Replay(o, cfg)
+		r, err := fit.Replay(o, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,34 +119,34 @@ func TestReplayIsWhatTheFitScores(t *testing.T) {
 		{Algo: limiter.TokenBucket, Rate: 10, Burst: 10},
 	} {
 		obs := simulated(t, truth, epoch, 2030*time.Millisecond, 50*time.Millisecond)
-		evs, h := obs.Events(), hypothesesOf(obs)
+		evs, h := obs.Events(), fit.HypothesesOf(obs)
 		unc := observation.DecisionUncertainty(obs.RTT)
 		grids := map[string][]limiter.Config{}
-		for _, l := range h.limits {
-			for _, w := range h.windows {
+		for _, l := range h.Limits {
+			for _, w := range h.Windows {
 				grids["windows"] = append(grids["windows"], limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall},
 					limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w})
 			}
-			for _, r := range h.rates {
+			for _, r := range h.Rates {
 				grids["buckets"] = append(grids["buckets"], limiter.Config{Algo: limiter.TokenBucket, Rate: r, Burst: l})
 			}
 		}
 		for name, grid := range grids {
-			best := fitFamily(evs, grid, obs.RTT)
+			best := fit.FitFamily(evs, grid, obs.RTT)
 			if len(best) == 0 {
 				t.Fatalf("%s: no %s fit", truth.Algo, name)
 			}
 			for _, c := range best {
-				r, err := Replay(obs, c.Config)
+				r, err := fit.Replay(obs, c.Config)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if r.Mismatches != c.Mismatches || len(r.Requests) != c.Scored {
 					t.Fatalf("%s: %+v replays to %d of %d wrong, the fit scored %d of %d", truth.Algo, c.Config, r.Mismatches, len(r.Requests), c.Mismatches, c.Scored)
 				}
-				full := replay(evs, c.Config, r.Offset, unc, math.MaxInt, nil)
+				full := fit.ReplayEvents(evs, c.Config, r.Offset, unc, math.MaxInt, nil)
 				for _, bound := range []int{0, full - 1, full, full + 1} {
-					got := replay(evs, c.Config, r.Offset, unc, bound, nil)
+					got := fit.ReplayEvents(evs, c.Config, r.Offset, unc, bound, nil)
 					if full <= bound && got != full || full > bound && got <= bound {
 						t.Fatalf("%+v: bound %d gave %d, the full count is %d", c.Config, bound, got, full)
 					}
@@ -177,7 +179,7 @@ func TestModelExplainsWhatTheInferenceSays(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%+v: %v", cfg, err)
 			}
-			rp, err := Replay(obs, m)
+			rp, err := fit.Replay(obs, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +233,7 @@ func TestKeyMajorReplayScoresAsTimeOrder(t *testing.T) {
 		unc := observation.DecisionUncertainty(o.RTT)
 		for _, cfg := range cfgs {
 			for _, off := range []time.Duration{-unc, 0, unc} {
-				timeOrder, keyOrder := replay(evs, cfg, off, unc, math.MaxInt, nil), replay(byKey, cfg, off, unc, math.MaxInt, nil)
+				timeOrder, keyOrder := fit.ReplayEvents(evs, cfg, off, unc, math.MaxInt, nil), fit.ReplayEvents(byKey, cfg, off, unc, math.MaxInt, nil)
 				if timeOrder != keyOrder {
 					t.Fatalf("trial %d %+v offset %v: %d mismatches in time order, %d key by key", trial, cfg, off, timeOrder, keyOrder)
 				}
@@ -262,7 +264,7 @@ func TestLoneRequestIsAdmittedByEveryModel(t *testing.T) {
 		{Algo: limiter.TokenBucket, Rate: 1, Burst: 1},
 		{Algo: limiter.FixedWindow, Limit: 1, Window: time.Second, Align: limiter.AlignFirst},
 	} {
-		r, err := Replay(o, cfg)
+		r, err := fit.Replay(o, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,11 +305,11 @@ func TestPerConnectionLimitIsReplayedPerConnection(t *testing.T) {
 	if !o.PerConnection() {
 		t.Fatalf("scope %s: not replayed per connection", o.Scope())
 	}
-	if c := connCapacity(o); c != 5 {
+	if c := fit.ConnCapacity(o); c != 5 {
 		t.Errorf("one connection's capacity %d, want 5", c)
 	}
 	cfg := limiter.Config{Algo: limiter.FixedWindow, Limit: 5, Window: time.Minute, Align: limiter.AlignFirst}
-	if r, _ := Replay(o, cfg); r.Mismatches != 0 {
+	if r, _ := fit.Replay(o, cfg); r.Mismatches != 0 {
 		t.Errorf("a limit of 5 per connection: %d mismatches", r.Mismatches)
 	}
 	for i := range o.Results {
@@ -316,7 +318,7 @@ func TestPerConnectionLimitIsReplayedPerConnection(t *testing.T) {
 	if o.PerConnection() {
 		t.Error("results naming no connection replayed per connection")
 	}
-	if r, _ := Replay(o, cfg); r.Mismatches == 0 {
+	if r, _ := fit.Replay(o, cfg); r.Mismatches == 0 {
 		t.Error("without connections, thirty admissions at once fit a limit of 5")
 	}
 }

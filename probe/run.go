@@ -12,6 +12,8 @@ import (
 	"github.com/ratecheck/ratecheck/results"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // Options bound and shape a probe. The zero value is the default probe.
@@ -195,7 +197,7 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	// (fit.go), taken before the clock starts (it may wait for a fit).
 	release := func() {}
 	if opt.Network == nil {
-		release = reserveSender()
+		release = fit.ReserveSender()
 	}
 	planCtx, stopPlan := context.WithCancel(eng.BeginAt(ctx, start))
 	defer stopPlan()

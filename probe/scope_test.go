@@ -18,6 +18,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/refserver"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // The trials are judged exactly from the results: capacity of its own
@@ -241,10 +243,10 @@ func TestProbeFindsTheScopeOnRealSockets(t *testing.T) {
 func TestPerConnectionRateIsOneConnectionsRefill(t *testing.T) {
 	for _, name := range []string{"per-connection-sustained", "per-connection-late-answers"} {
 		obs := recordedObservation(t, "testdata/"+name+".jsonl")
-		if r := connRate(obs); r < 9.8 || r > 10.2 {
+		if r := fit.ConnRate(obs); r < 9.8 || r > 10.2 {
 			t.Errorf("%s: connRate %.3f/s, truth 10/s", name, r)
 		}
-		rp, err := Replay(obs, limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20})
+		rp, err := fit.Replay(obs, limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // stalledVolley is a volley to a full bucket of 2 on a machine that stalled
@@ -44,7 +46,7 @@ func TestStalledRejectionIsReplayedWhereItWasDecided(t *testing.T) {
 		{100 * time.Microsecond, 2},
 	} {
 		o := stalledVolley(c.late)
-		got, err := Replay(o, bucket)
+		got, err := fit.Replay(o, bucket)
 		if err != nil {
 			t.Fatal(err)
 		}

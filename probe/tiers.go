@@ -9,6 +9,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+
+	"github.com/ratecheck/ratecheck/probe/fit"
 )
 
 // TierFit is one tier of a two-tier composition (family "tiers"), with
@@ -29,7 +31,7 @@ type TierFit struct {
 
 // setTiers reports a composition's tiers: each parameter the middle of the
 // tied candidates' range, ± half its width.
-func (inf *Inference) setTiers(cs []Candidate) {
+func (inf *Inference) setTiers(cs []fit.Candidate) {
 	round := func(v float64, digits int) float64 {
 		p := math.Pow(10, float64(digits))
 		return math.Round(v*p) / p
@@ -40,14 +42,14 @@ func (inf *Inference) setTiers(cs []Candidate) {
 		f := TierFit{Family: t.Algo}
 		switch t.Algo {
 		case limiter.TokenBucket, limiter.LeakyShaping:
-			r, re := tierSpan(cs, i, func(t limiter.Tier) float64 { return t.Rate })
-			b, be := tierSpan(cs, i, func(t limiter.Tier) float64 { return float64(t.Burst) })
+			r, re := fit.TierSpan(cs, i, func(t limiter.Tier) float64 { return t.Rate })
+			b, be := fit.TierSpan(cs, i, func(t limiter.Tier) float64 { return float64(t.Burst) })
 			f.RatePerS, f.RateErr = round(r, 3), round(re, 3)
 			f.Burst, f.BurstErr = int(math.Round(b)), int(math.Ceil(be))
 			f.Delay = t.DelayAfter
 		default:
-			l, le := tierSpan(cs, i, func(t limiter.Tier) float64 { return float64(t.Limit) })
-			w, we := tierSpan(cs, i, func(t limiter.Tier) float64 { return t.Window.Seconds() })
+			l, le := fit.TierSpan(cs, i, func(t limiter.Tier) float64 { return float64(t.Limit) })
+			w, we := fit.TierSpan(cs, i, func(t limiter.Tier) float64 { return t.Window.Seconds() })
 			f.Limit, f.LimitErr = int(math.Round(l)), int(math.Ceil(le))
 			f.WindowS, f.WindowErrS = round(w, 3), round(we, 3)
 			if t.Algo == limiter.FixedWindow {

@@ -1,4 +1,4 @@
-package probe
+package fit
 
 import (
 	"math"
@@ -39,9 +39,10 @@ const (
 	// tiersSpacingGaps is how many of the first gaps between admissions
 	// after the burst give the first tier's spacing.
 	tiersSpacingGaps = 3
-	// tiersSeedSpan is how much of the trace after the burst the first
-	// tier is fitted on (the plan's trace lasts at least continuousSpan).
-	tiersSeedSpan = continuousSpan
+	// TiersSeedSpan is how much of the trace after the burst the first
+	// tier is fitted on; the plan's trace lasts at least this
+	// (plan.go's continuousSpan).
+	TiersSeedSpan = 2 * time.Second
 	// tiersMaxEvents bounds the runs searched: the search's replays grow
 	// with the run, and a run this long came from escalating bursts and a
 	// sustained phase (a large capacity), where the plan's own tie
@@ -56,8 +57,8 @@ const (
 // tierEarlyFamilies are the families a first tier is seeded from.
 var tierEarlyFamilies = []string{limiter.TokenBucket, limiter.LeakyShaping, limiter.FixedWindow, limiter.SlidingLog}
 
-// fitTiers returns the best two-tier compositions (all tied), or nil.
-func fitTiers(evs []observation.Event, h hypotheses, rtt time.Duration) []Candidate {
+// FitTiers returns the best two-tier compositions (all tied), or nil.
+func FitTiers(evs []observation.Event, h Hypotheses, rtt time.Duration) []Candidate {
 	if len(evs) > tiersMaxEvents {
 		return nil
 	}
@@ -76,7 +77,7 @@ func fitTiers(evs []observation.Event, h hypotheses, rtt time.Duration) []Candid
 		cfgs = append(cfgs, zonePairs(v)...)
 		cfgs = append(cfgs, eitherCandidates(v, windows, wallWs)...)
 	}
-	best := fitFamily(evs, cfgs, rtt)
+	best := FitFamily(evs, cfgs, rtt)
 	if len(best) == 0 {
 		return nil
 	}
@@ -183,7 +184,7 @@ func widenTiers(evs []observation.Event, best []Candidate, rtt time.Duration) []
 					if !p.set(&c.Tiers[i], dir*k) || c.Validate() != nil {
 						break
 					}
-					got := fitFamily(evs, []limiter.Config{c}, rtt)
+					got := FitFamily(evs, []limiter.Config{c}, rtt)
 					if len(got) == 0 || got[0].Mismatches > m {
 						break
 					}
@@ -224,7 +225,7 @@ func refineTiers(evs []observation.Event, best []Candidate, rtt time.Duration, v
 			}
 		}
 	}
-	margin := equivalenceSlack(len(evs))
+	margin := EquivalenceSlack(len(evs))
 	all := append(append([]Candidate(nil), best...), fitFamilyWithin(evs, cfgs, rtt, margin)...)
 	if len(all) == 0 {
 		return best
@@ -328,7 +329,7 @@ func earlyRegime(evs []observation.Event) regime {
 	// outside it.
 	r.seedEnd = r.end
 	for i := start; i < r.end; i++ {
-		if evs[i].At.Sub(r.burstAt) > tiersSeedSpan {
+		if evs[i].At.Sub(r.burstAt) > TiersSeedSpan {
 			r.seedEnd = i
 			break
 		}
@@ -358,7 +359,7 @@ func earlyRegime(evs []observation.Event) regime {
 // candidates (by rate or window): the first tier's refill decides every
 // later decision, so the search starts from each; others are the best of
 // the other families that do as well.
-func earlySeeds(evs []observation.Event, r regime, h hypotheses, rtt time.Duration) (variants, others []limiter.Config) {
+func earlySeeds(evs []observation.Event, r regime, h Hypotheses, rtt time.Duration) (variants, others []limiter.Config) {
 	var caps []int
 	for d := -2; d <= 2; d++ {
 		if c := r.burstAdmitted + d; c >= 1 {
@@ -373,7 +374,7 @@ func earlySeeds(evs []observation.Event, r regime, h hypotheses, rtt time.Durati
 	}
 	span := evs[len(evs)-1].At.Sub(r.burstAt)
 	var windows []time.Duration
-	for _, w := range append(append([]time.Duration(nil), commonWindows...), h.windows...) {
+	for _, w := range append(append([]time.Duration(nil), commonWindows...), h.Windows...) {
 		if w <= span && !slices.Contains(windows, w) {
 			windows = append(windows, w)
 		}
@@ -408,13 +409,13 @@ func earlySeeds(evs []observation.Event, r regime, h hypotheses, rtt time.Durati
 				}
 			}
 		}
-		if best := fitFamily(evs, cfgs, rtt); len(best) > 0 {
+		if best := FitFamily(evs, cfgs, rtt); len(best) > 0 {
 			fams = append(fams, best)
 		}
 	}
 	sort.SliceStable(fams, func(i, j int) bool { return fams[i][0].Mismatches < fams[j][0].Mismatches })
 	for i, f := range fams {
-		if i == tiersSeeds || f[0].Mismatches > fams[0][0].Mismatches+equivalenceSlack(len(evs)) {
+		if i == tiersSeeds || f[0].Mismatches > fams[0][0].Mismatches+EquivalenceSlack(len(evs)) {
 			break
 		}
 		if i == 0 {
@@ -436,7 +437,7 @@ func earlySeeds(evs []observation.Event, r regime, h hypotheses, rtt time.Durati
 // window (distinct ones).
 func spread(cs []Candidate) []limiter.Config {
 	s := append([]Candidate(nil), cs...)
-	sort.SliceStable(s, func(i, j int) bool { return sizeOf(s[i].Config) < sizeOf(s[j].Config) })
+	sort.SliceStable(s, func(i, j int) bool { return SizeOf(s[i].Config) < SizeOf(s[j].Config) })
 	var out []limiter.Config
 	for _, c := range []limiter.Config{s[0].Config, s[len(s)/2].Config, s[len(s)-1].Config} {
 		if !slices.Contains(out, c) {
@@ -466,7 +467,7 @@ func nearestRate(cs []Candidate, estimates []float64) (limiter.Config, bool) {
 // window: a seed the refinement reaches the truth from either side.
 func middle(cs []Candidate) limiter.Config {
 	s := append([]Candidate(nil), cs...)
-	sort.SliceStable(s, func(i, j int) bool { return sizeOf(s[i].Config) < sizeOf(s[j].Config) })
+	sort.SliceStable(s, func(i, j int) bool { return SizeOf(s[i].Config) < SizeOf(s[j].Config) })
 	return s[len(s)/2].Config
 }
 
@@ -720,9 +721,9 @@ func tiersOnWall(c limiter.Config) bool {
 	return false
 }
 
-// tierSpan is a tier's reported value: the middle of the tied candidates'
+// TierSpan is a tier's reported value: the middle of the tied candidates'
 // range, ± half its width.
-func tierSpan(cs []Candidate, i int, get func(limiter.Tier) float64) (mid, err float64) {
+func TierSpan(cs []Candidate, i int, get func(limiter.Tier) float64) (mid, err float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range cs {
 		v := get(c.Config.Tiers[i])
@@ -735,13 +736,13 @@ func tierSpan(cs []Candidate, i int, get func(limiter.Tier) float64) (mid, err f
 // come back within the probe: longer than any probe's budget.
 const hiddenPoolWindow = 10 * time.Minute
 
-// hiddenPools are the compositions a token bucket's fit cannot tell from
+// HiddenPools are the compositions a token bucket's fit cannot tell from
 // itself until capacity has had time to come back beyond a few tokens: its
 // capacity split into a primary of half at the same rate and a burst pool
 // of the rest that has not returned. A silence long enough for the primary
 // to refill past half, then a volley, separates them (plan_split.go): the
 // bucket gives back more than half, the composition only the primary.
-func hiddenPools(models []Candidate) []Candidate {
+func HiddenPools(models []Candidate) []Candidate {
 	for _, m := range models {
 		c := m.Config
 		if c.Algo != limiter.TokenBucket || c.Burst < 4 || c.Block > 0 {

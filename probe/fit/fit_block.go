@@ -1,4 +1,4 @@
-package probe
+package fit
 
 import (
 	"slices"
@@ -27,12 +27,12 @@ const minBlock = 200 * time.Millisecond
 var commonBlocks = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second, 10 * time.Second,
 	15 * time.Second, 30 * time.Second, time.Minute}
 
-// fitPenalties returns a family's best candidates with a penalty, seeded by
+// FitPenalties returns a family's best candidates with a penalty, seeded by
 // its best plain ones.
-func fitPenalties(evs []observation.Event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
+func FitPenalties(evs []observation.Event, h Hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
 	seeds := penaltySeeds(h, plain)
 	var cfgs []limiter.Config
-	for _, d := range blockCandidates(evs) {
+	for _, d := range BlockCandidates(evs) {
 		for _, s := range seeds {
 			c := s.Config
 			c.Block = d
@@ -40,9 +40,9 @@ func fitPenalties(evs []observation.Event, h hypotheses, plain []Candidate, rtt 
 		}
 	}
 	cfgs = append(cfgs, restartConfigs(seeds)...)
-	best := fitFamily(evs, cfgs, rtt)
+	best := FitFamily(evs, cfgs, rtt)
 	if len(best) > 0 && best[0].Config.Block > 0 {
-		best = widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Block.Seconds() },
+		best = Widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Block.Seconds() },
 			func(c limiter.Config, f float64) limiter.Config {
 				c.Block = time.Duration(float64(c.Block) * f)
 				return c
@@ -57,21 +57,21 @@ func fitPenalties(evs []observation.Event, h hypotheses, plain []Candidate, rtt 
 // against the plain fit decision for decision — unlike a block length or a
 // phase, which buy ties. A run the probe's knocking kept shut is where the
 // plain fit bends its window to explain the lockout and misses by one.
-func fitRestarts(evs []observation.Event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
-	return fitFamily(evs, restartConfigs(penaltySeeds(h, plain)), rtt)
+func fitRestarts(evs []observation.Event, h Hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
+	return FitFamily(evs, restartConfigs(penaltySeeds(h, plain)), rtt)
 }
 
 // penaltySeeds are the plain fit's best and, for a windowed family, the
 // burst's capacities on the usual windows: the plain fit's window and limit
 // bent to explain lockouts they cannot.
-func penaltySeeds(h hypotheses, plain []Candidate) []Candidate {
+func penaltySeeds(h Hypotheses, plain []Candidate) []Candidate {
 	if len(plain) == 0 {
 		return nil
 	}
 	if plain[0].Config.Window == 0 {
 		return plain[:1]
 	}
-	seeds := seedsOf(plain)
+	seeds := SeedsOf(plain)
 	for _, l := range h.capacities {
 		for _, w := range commonWindows {
 			c := seeds[0].Config
@@ -99,10 +99,10 @@ func restartConfigs(seeds []Candidate) []limiter.Config {
 	return cfgs
 }
 
-// blockCandidates are block lengths the run suggests: just under each of
+// BlockCandidates are block lengths the run suggests: just under each of
 // its longest lockouts (from a rejection run's first rejection to the
 // admission that ended it), and the common periods up to the longest.
-func blockCandidates(evs []observation.Event) []time.Duration {
+func BlockCandidates(evs []observation.Event) []time.Duration {
 	var locks []time.Duration
 	first := -1
 	for i := range evs {

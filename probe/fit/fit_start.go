@@ -1,4 +1,4 @@
-package probe
+package fit
 
 import (
 	"math"
@@ -46,10 +46,10 @@ const (
 	startWindowSteps = 6
 )
 
-// fitStartAligned returns the best start-aligned candidates of family
+// FitStartAligned returns the best start-aligned candidates of family
 // (fixed_window or sliding_counter), seeded by plain, that family's and its
 // neighbours' best plain candidates.
-func fitStartAligned(evs []observation.Event, h hypotheses, family string, plain []Candidate, rtt time.Duration) []Candidate {
+func FitStartAligned(evs []observation.Event, h Hypotheses, family string, plain []Candidate, rtt time.Duration) []Candidate {
 	var limits []int
 	var near []time.Duration
 	for _, c := range plain {
@@ -165,20 +165,20 @@ func fitStartAligned(evs []observation.Event, h hypotheses, family string, plain
 	// truth may sit on the wrong side of one.
 	fine := finerPhases(coarse[:min(len(coarse), startSeeds)], startPhases*startRefine, startRefine,
 		func(c limiter.Config) time.Duration { return c.Window })
-	if f := fitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
+	if f := FitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
 		best = f
 	}
-	best = widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Origin.Sub(ref).Seconds() }, withPhase)
-	return widen(evs, best, rtt, windowOf, withWindow)
+	best = Widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Origin.Sub(ref).Seconds() }, withPhase)
+	return Widen(evs, best, rtt, windowOf, withWindow)
 }
 
 // traceRate is the first rate estimate the hypotheses were built around
 // (the middle of its fine grid), if any.
-func traceRate(h hypotheses) []float64 {
-	if len(h.rates) <= rateFineSteps {
+func traceRate(h Hypotheses) []float64 {
+	if len(h.Rates) <= RateFineSteps {
 		return nil
 	}
-	return []float64{h.rates[rateFineSteps]}
+	return []float64{h.Rates[RateFineSteps]}
 }
 
 // withPhase moves a grid's origin by (f − 1) of its period (widen's
@@ -189,10 +189,10 @@ func withPhase(c limiter.Config, f float64) limiter.Config {
 	return c
 }
 
-// phaseOf is where the tied start grids put their boundaries (interval
+// PhaseOf is where the tied start grids put their boundaries (interval
 // refills their fill instants): seconds after the probe's start to the
 // first boundary (then every W), the middle of their range.
-func phaseOf(o *observation.Observation, cs []Candidate) float64 {
+func PhaseOf(o *observation.Observation, cs []Candidate) float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range cs {
 		w := gridPeriod(c.Config)

@@ -1,4 +1,4 @@
-package probe
+package fit
 
 import (
 	"math"
@@ -22,9 +22,9 @@ import (
 // (tokens per fill) and the time between their starts (the interval),
 // besides the intervals people configure.
 
-// commonRefills are fill intervals people configure, tried whatever the
+// CommonRefills are fill intervals people configure, tried whatever the
 // trace suggests.
-var commonRefills = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
+var CommonRefills = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
 	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute}
 
 const (
@@ -56,7 +56,7 @@ type refillHypotheses struct {
 // rejections.
 func refillSeedsOf(o *observation.Observation) refillHypotheses {
 	var h refillHypotheses
-	sizes, starts := clumps(o.Phase(observation.PhaseTrace))
+	sizes, starts := Clumps(o.Phase(observation.PhaseTrace))
 	freq := map[int]int{}
 	for _, s := range sizes {
 		freq[s]++
@@ -84,7 +84,7 @@ func refillSeedsOf(o *observation.Observation) refillHypotheses {
 			h.intervals = append(h.intervals, d)
 		}
 	}
-	for _, d := range commonRefills {
+	for _, d := range CommonRefills {
 		if !slices.Contains(h.intervals, d) {
 			h.intervals = append(h.intervals, d)
 		}
@@ -99,9 +99,9 @@ func refillSeedsOf(o *observation.Observation) refillHypotheses {
 	return h
 }
 
-// clumps are the sizes and first send times of the runs of admissions in
+// Clumps are the sizes and first send times of the runs of admissions in
 // rs, each ended by a rejection.
-func clumps(rs []results.Result) (sizes []int, starts []time.Duration) {
+func Clumps(rs []results.Result) (sizes []int, starts []time.Duration) {
 	in := false
 	for i := range rs {
 		switch r := &rs[i]; {
@@ -117,10 +117,10 @@ func clumps(rs []results.Result) (sizes []int, starts []time.Duration) {
 	return sizes, starts
 }
 
-// fitIntervalRefill returns the best interval-refilled token buckets,
+// FitIntervalRefill returns the best interval-refilled token buckets,
 // their capacities seeded by the bursts and by plain, the continuous
 // bucket's best candidates.
-func fitIntervalRefill(evs []observation.Event, h hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
+func FitIntervalRefill(evs []observation.Event, h Hypotheses, plain []Candidate, rtt time.Duration) []Candidate {
 	rh := h.refill
 	if len(rh.fills) == 0 || len(evs) == 0 {
 		return nil
@@ -193,16 +193,16 @@ func fitIntervalRefill(evs []observation.Event, h hypotheses, plain []Candidate,
 			}
 		}
 	}
-	best := fitFamily(evs, cfgs, rtt)
+	best := FitFamily(evs, cfgs, rtt)
 	// Finer phases around the best coarse ones: a fill instant is located
 	// to the trace's resolution, far below a twentieth of an interval.
 	fine := finerPhases(best[:min(len(best), refillSeeds)], refillPhases*refillRefine, refillRefine,
 		func(c limiter.Config) time.Duration { return c.RefillEvery })
-	if f := fitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
+	if f := FitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
 		best = f
 	}
-	best = widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Origin.Sub(ref).Seconds() }, withPhase)
-	return widen(evs, best, rtt, refillOf, withRefill)
+	best = Widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Origin.Sub(ref).Seconds() }, withPhase)
+	return Widen(evs, best, rtt, refillOf, withRefill)
 }
 
 // maxReopenings bounds the data-driven phases per interval.
@@ -267,7 +267,7 @@ func gridPeriod(c limiter.Config) time.Duration {
 	return 0
 }
 
-// fullFillWindows splits interval refills whose every fill brings the
+// FullFillWindows splits interval refills whose every fill brings the
 // bucket back to capacity (Rate·RefillEvery ≥ Burst) from the others. Such
 // a bucket holds Burst tokens at each fill instant whatever it held before:
 // it is a fixed window of Burst per RefillEvery on a grid at the fill
@@ -276,7 +276,7 @@ func gridPeriod(c limiter.Config) time.Duration {
 // a bucket it ties with its own window and halves the verdict's
 // confidence, and a window search that missed its grid lets the bucket
 // win. The windows are replayed as windows, not copied.
-func fullFillWindows(evs []observation.Event, cs []Candidate, rtt time.Duration) (buckets, windows []Candidate) {
+func FullFillWindows(evs []observation.Event, cs []Candidate, rtt time.Duration) (buckets, windows []Candidate) {
 	var cfgs []limiter.Config
 	for _, c := range cs {
 		if !fillsToCapacity(c.Config) {
@@ -286,7 +286,7 @@ func fullFillWindows(evs []observation.Event, cs []Candidate, rtt time.Duration)
 		cfgs = append(cfgs, limiter.Config{Algo: limiter.FixedWindow, Limit: c.Config.Burst, Window: c.Config.RefillEvery,
 			Align: limiter.AlignStart, Origin: c.Config.Origin})
 	}
-	return buckets, fitFamily(evs, cfgs, rtt)
+	return buckets, FitFamily(evs, cfgs, rtt)
 }
 
 // fillsToCapacity reports whether an interval refill's every fill reaches

@@ -1,4 +1,4 @@
-package probe
+package fit
 
 import (
 	"fmt"
@@ -63,7 +63,7 @@ func Replay(o *observation.Observation, cfg limiter.Config) (Replayed, error) {
 	best := Replayed{Config: cfg, Mismatches: math.MaxInt}
 	answers := make([]answer, len(evs))
 	for _, off := range replayOffsets(cfg, o.RTT) {
-		m := replay(evs, cfg, off, unc, math.MaxInt, answers)
+		m := ReplayEvents(evs, cfg, off, unc, math.MaxInt, answers)
 		if m > best.Mismatches || m == best.Mismatches && off.Abs() >= best.Offset.Abs() {
 			continue
 		}
@@ -106,13 +106,13 @@ const delayNoise = 25 * time.Millisecond
 // in the rate may account for (a fifth).
 const delayRateShare = 5
 
-// delayTolerance is how far an observed queueing delay may be from the
+// DelayTolerance is how far an observed queueing delay may be from the
 // model's before it counts as a mismatch.
-func delayTolerance(pred time.Duration) time.Duration {
+func DelayTolerance(pred time.Duration) time.Duration {
 	return max(delayNoise, pred/delayRateShare)
 }
 
-// replay runs the events through a fresh model and counts mismatches. unc
+// ReplayEvents runs the events through a fresh model and counts mismatches. unc
 // is the timing uncertainty of a decision (and of a concurrency release):
 // a decision that the model makes differently only within unc of it is not
 // a mismatch.
@@ -121,20 +121,20 @@ func delayTolerance(pred time.Duration) time.Duration {
 // (the fit only keeps the best candidates, so the exact count of a worse
 // one is never needed), and records each event's answer in out only when
 // out is not nil.
-func replay(evs []observation.Event, cfg limiter.Config, offset, unc time.Duration, bound int, out []answer) int {
+func ReplayEvents(evs []observation.Event, cfg limiter.Config, offset, unc time.Duration, bound int, out []answer) int {
 	lim, err := limiter.New(cfg)
 	if err != nil {
 		return math.MaxInt32
 	}
 	if cfg.Algo == limiter.Concurrency {
-		return replayConcurrency(evs, lim, offset, unc, bound, out)
+		return ReplayConcurrency(evs, lim, offset, unc, bound, out)
 	}
-	return replayOn(lim, evs, offset, unc, bound, out)
+	return ReplayOn(lim, evs, offset, unc, bound, out)
 }
 
-// replayOn is replay on a model built already, left in the state the
+// ReplayOn is replay on a model built already, left in the state the
 // events put it in (what the plan's tie-splitting simulates onward from).
-func replayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Duration, bound int, out []answer) int {
+func ReplayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Duration, bound int, out []answer) int {
 	mis := 0
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
@@ -170,9 +170,9 @@ func replayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Dur
 		switch {
 		case d.Allowed != ev.Admitted:
 			miss = true
-		case d.Allowed && d.Delay > 0 && (d.Delay-ev.Delay).Abs() > delayTolerance(d.Delay):
+		case d.Allowed && d.Delay > 0 && (d.Delay-ev.Delay).Abs() > DelayTolerance(d.Delay):
 			miss = true // the model queues it, and not by that much
-		case d.Allowed && d.Delay == 0 && ev.JudgeDelay && ev.Delay > ev.Noise+delayTolerance(0):
+		case d.Allowed && d.Delay == 0 && ev.JudgeDelay && ev.Delay > ev.Noise+DelayTolerance(0):
 			miss = true // held back where the model serves at once
 		}
 		if out != nil {
@@ -188,7 +188,7 @@ func replayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Dur
 	return mis
 }
 
-// replayConcurrency interleaves releases with arrivals. When a release and
+// ReplayConcurrency interleaves releases with arrivals. When a release and
 // an arrival are closer than unc, their true order is unknown: a decision
 // that the other order explains is not a mismatch, and the model follows
 // the observed decision.
@@ -198,7 +198,7 @@ func replayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Dur
 // request held longer than the fastest one may have been released up to
 // that much earlier (up to maxReadLag), and an admission that such an
 // earlier release explains is no mismatch either.
-func replayConcurrency(evs []observation.Event, lim limiter.Limiter, offset, unc time.Duration, bound int, out []answer) int {
+func ReplayConcurrency(evs []observation.Event, lim limiter.Limiter, offset, unc time.Duration, bound int, out []answer) int {
 	type rel struct {
 		at       time.Time
 		key      string
@@ -263,7 +263,7 @@ func replayConcurrency(evs []observation.Event, lim limiter.Limiter, offset, unc
 		}
 		if d.Allowed {
 			pending = append(pending, rel{at.Add(ev.Hold), ev.Key, min(max(ev.Hold-fastest, 0), maxReadLag), ev.Answered})
-			if ev.Admitted && ev.JudgeDelay && ev.Delay > ev.Noise+delayTolerance(0) {
+			if ev.Admitted && ev.JudgeDelay && ev.Delay > ev.Noise+DelayTolerance(0) {
 				miss = true // a concurrency cap never queues
 			}
 		}

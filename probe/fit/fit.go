@@ -1,4 +1,10 @@
-package probe
+// Package fit is the search for the limiter behind a recorded run, on the
+// CPU alone: the replay of a model over an observation (replay.go), the
+// hypotheses and the parallel search of one family (fit.go), the search
+// over every family (fit_all.go) with one file per variant, and the rules
+// that rank and settle its fits (fit_rules.go). It reads probe/observation
+// and imports nothing else of probe; the verdict and the plan call it.
+package fit
 
 import (
 	"cmp"
@@ -46,10 +52,10 @@ var senders struct {
 	n atomic.Int32
 }
 
-// reserveSender keeps a CPU from the fits while a live probe sends; the
+// ReserveSender keeps a CPU from the fits while a live probe sends; the
 // function it returns gives it back. It may wait for a fit's worker to
 // finish its share of a grid.
-func reserveSender() (release func()) {
+func ReserveSender() (release func()) {
 	senders.Lock()
 	defer senders.Unlock()
 	if senders.n.Add(1) == 1 && cap(fitSlots) > 1 {
@@ -73,15 +79,15 @@ func fitCPUs() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// fitFamily replays every config (at each of its clock offsets) and returns
+// FitFamily replays every config (at each of its clock offsets) and returns
 // the best ones (all that tie for the fewest mismatches).
-func fitFamily(evs []observation.Event, cfgs []limiter.Config, rtt time.Duration) []Candidate {
+func FitFamily(evs []observation.Event, cfgs []limiter.Config, rtt time.Duration) []Candidate {
 	return fitFamilyWithin(evs, cfgs, rtt, 0)
 }
 
-// abandoned says whether the fit of the time line evs was abandoned
+// Abandoned says whether the fit of the time line evs was abandoned
 // (event.stop).
-func abandoned(evs []observation.Event) bool {
+func Abandoned(evs []observation.Event) bool {
 	return len(evs) > 0 && evs[0].Stop != nil && evs[0].Stop.Load()
 }
 
@@ -110,7 +116,7 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 			var out []Candidate
 			var offsets []time.Duration
 			for i, c := range cfgs[lo:hi] {
-				if abandoned(evs) {
+				if Abandoned(evs) {
 					break
 				}
 				// The offsets depend on the family and its grid (a
@@ -123,7 +129,7 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 					if c.Algo == limiter.Concurrency {
 						order = evs
 					}
-					m := replay(order, c, off, unc, min(best, int(shared.Load()))+margin, nil)
+					m := ReplayEvents(order, c, off, unc, min(best, int(shared.Load()))+margin, nil)
 					if m < best {
 						best = m
 						out = slices.DeleteFunc(out, func(c Candidate) bool { return c.Mismatches > m+margin })
@@ -165,15 +171,15 @@ const (
 	// window's step (or a bucket's capacity) rather than refill trickling
 	// in one at a time.
 	minStepRun = 3
-	// rateFineStep and rateFineSteps make a grid of ±3% in 0.1% steps
+	// RateFineStep and rateFineSteps make a grid of ±3% in 0.1% steps
 	// around each rate estimate: a shaping queue's replay is so sharp that
 	// 1% off shifts every later decision.
-	rateFineStep  = 0.001
-	rateFineSteps = 30
-	// rateCoarseSteps is the steps per octave of a coarse grid from half to
+	RateFineStep  = 0.001
+	RateFineSteps = 30
+	// RateCoarseSteps is the steps per octave of a coarse grid from half to
 	// twice each estimate, for a trace that misled the estimate (a bucket
 	// of 1 whose admissions drift later every cycle).
-	rateCoarseSteps = 12
+	RateCoarseSteps = 12
 	// windowStep and windowSteps make a grid of ±2% in 0.5% steps around
 	// each window seed: a step's start is known only to the trace's send
 	// interval.
@@ -220,16 +226,16 @@ const (
 // timing uncertainty divided by the trace's length.
 var refineSteps = []float64{0.0025, 0.0002}
 
-// equivalenceSlack is how many more mismatches (half a percent of the
+// EquivalenceSlack is how many more mismatches (half a percent of the
 // decisions, at least one) leave two explanations equally good: a loaded
 // machine moves that many decisions across a boundary by itself.
-func equivalenceSlack(decisions int) int { return max(1, decisions/200) }
+func EquivalenceSlack(decisions int) int { return max(1, decisions/200) }
 
-// hypotheses are the parameter grids the plan's observations suggest.
-type hypotheses struct {
-	limits  []int
-	windows []time.Duration
-	rates   []float64
+// Hypotheses are the parameter grids the plan's observations suggest.
+type Hypotheses struct {
+	Limits  []int
+	Windows []time.Duration
+	Rates   []float64
 	delays  []int // nginx delay=N candidates
 	// capacities are what the last burst admitted plus each number of the
 	// calibration requests before it, none to all: the limits a penalty
@@ -243,8 +249,8 @@ type hypotheses struct {
 	refill refillHypotheses
 }
 
-func hypothesesOf(o *observation.Observation) hypotheses {
-	var h hypotheses
+func HypothesesOf(o *observation.Observation) Hypotheses {
+	var h Hypotheses
 	cal := observation.CountAdmitted(o.Phase(observation.PhaseCalibrate))
 	burstAdm := 0
 	for _, name := range o.BurstPhases() {
@@ -254,7 +260,7 @@ func hypothesesOf(o *observation.Observation) hypotheses {
 		// A burst's admissions are of many connections, each with its
 		// own capacity: one connection's run before its first rejection
 		// is the capacity (the calibration is in it).
-		burstAdm, cal = connCapacity(o), 0
+		burstAdm, cal = ConnCapacity(o), 0
 	}
 	seen := map[int]bool{}
 	// A burst that straddled a window boundary admits two windows' worth:
@@ -277,11 +283,11 @@ func hypothesesOf(o *observation.Observation) hypotheses {
 		for d := -limitSpread; d <= limitSpread; d++ {
 			if l := base + d; l >= 1 && !seen[l] {
 				seen[l] = true
-				h.limits = append(h.limits, l)
+				h.Limits = append(h.Limits, l)
 			}
 		}
 	}
-	sort.Ints(h.limits)
+	sort.Ints(h.Limits)
 
 	tr := o.Phase(observation.PhaseTrace)
 	// Rate from the trace. Two estimates: the spacing of admissions (a
@@ -291,17 +297,17 @@ func hypothesesOf(o *observation.Observation) hypotheses {
 	// every later decision shifts — that each estimate gets a fine grid,
 	// plus a coarse one from half to twice for robustness.
 	for _, est := range rateEstimates(o) {
-		for k := -rateFineSteps; k <= rateFineSteps; k++ {
-			h.rates = append(h.rates, est*(1+float64(k)*rateFineStep))
+		for k := -RateFineSteps; k <= RateFineSteps; k++ {
+			h.Rates = append(h.Rates, est*(1+float64(k)*RateFineStep))
 		}
-		for k := -rateCoarseSteps; k <= rateCoarseSteps; k++ {
-			h.rates = append(h.rates, est*math.Pow(2, float64(k)/rateCoarseSteps))
+		for k := -RateCoarseSteps; k <= RateCoarseSteps; k++ {
+			h.Rates = append(h.Rates, est*math.Pow(2, float64(k)/RateCoarseSteps))
 		}
 	}
 	// Windows: distances between the starts of admission steps, and from
 	// the first requests to the first step.
 	var seeds []time.Duration
-	starts := groupStarts(tr, traceGap(o))
+	starts := GroupStarts(tr, TraceGap(o))
 	if first := firstSent(o); len(starts) > 0 {
 		seeds = append(seeds, starts[0]-first)
 		if b := o.Phase(o.LastBurstPhase()); len(b) > 0 {
@@ -317,7 +323,7 @@ func hypothesesOf(o *observation.Observation) hypotheses {
 	// minute at wall resolution alone was 120 windows, half a fit's work).
 	for _, w := range commonWindows {
 		seenW[w], seenWall[w] = true, true
-		h.windows = append(h.windows, w)
+		h.Windows = append(h.Windows, w)
 		h.wallWindows = append(h.wallWindows, w)
 	}
 	for _, s := range seeds {
@@ -328,7 +334,7 @@ func hypothesesOf(o *observation.Observation) hypotheses {
 			w := time.Duration(float64(s) * (1 + float64(k)*windowStep)).Round(windowResolution)
 			if w > 0 && !seenW[w] {
 				seenW[w] = true
-				h.windows = append(h.windows, w)
+				h.Windows = append(h.Windows, w)
 			}
 		}
 		// The round windows near it: the only ones a wall grid is
@@ -342,7 +348,7 @@ func hypothesesOf(o *observation.Observation) hypotheses {
 			}
 		}
 	}
-	for _, w := range h.windows {
+	for _, w := range h.Windows {
 		if wallWindow(w) && !seenWall[w] {
 			seenWall[w] = true
 			h.wallWindows = append(h.wallWindows, w)
@@ -353,7 +359,7 @@ func hypothesesOf(o *observation.Observation) hypotheses {
 	h.delays = []int{0}
 	undelayed := 0
 	for _, r := range o.Phase(o.LastBurstPhase()) {
-		if r.Admitted() && r.Latency()-o.RTT < delayTolerance(0) {
+		if r.Admitted() && r.Latency()-o.RTT < DelayTolerance(0) {
 			undelayed++
 		}
 	}
@@ -379,7 +385,7 @@ func rateEstimates(o *observation.Observation) []float64 {
 	sort.Slice(dep, func(i, j int) bool { return dep[i] < dep[j] })
 	var out []float64
 	if o.PerConnection() {
-		if r := connRate(o); r > 0 {
+		if r := ConnRate(o); r > 0 {
 			out = append(out, r)
 		}
 	}
@@ -390,20 +396,20 @@ func rateEstimates(o *observation.Observation) []float64 {
 			}
 		}
 	}
-	if r := saturatedRate(tr); r > 0 && !withinOctave(r, out) {
+	if r := SaturatedRate(tr); r > 0 && !withinOctave(r, out) {
 		out = append(out, r)
 	}
 	return out
 }
 
-// saturatedRate is the admission rate where the trace outran the limit: the
+// SaturatedRate is the admission rate where the trace outran the limit: the
 // median spacing of consecutive admissions with a rejection sent between
 // them. The trace's mean admission rate is only a lower bound on a refill
 // faster than the trace sent for most of its length (a bucket of one
 // refilled every 5 ms, traced at 6 ms then 3, 1.5 and 0.8 ms apart: 53
 // admitted over 3 s is 18/s; where rejections came between admissions they
 // were 5 ms apart). 0 when fewer than minSaturatedGaps such spacings.
-func saturatedRate(tr []results.Result) float64 {
+func SaturatedRate(tr []results.Result) float64 {
 	rs := slices.Clone(tr)
 	slices.SortFunc(rs, func(a, b results.Result) int { return cmp.Compare(a.Sent, b.Sent) })
 	var gaps []time.Duration
@@ -445,7 +451,7 @@ func withinOctave(r float64, ests []float64) bool {
 	return false
 }
 
-func traceGap(o *observation.Observation) time.Duration {
+func TraceGap(o *observation.Observation) time.Duration {
 	tr := o.Phase(observation.PhaseTrace)
 	if len(tr) < 2 {
 		return defaultTraceGap
@@ -465,9 +471,9 @@ func firstSent(o *observation.Observation) time.Duration {
 	return observation.SortedResults(o.Results)[0].Sent
 }
 
-// groupStarts are the send times of the first admission of each run of
+// GroupStarts are the send times of the first admission of each run of
 // minStepRun or more admissions: the steps a window limiter takes.
-func groupStarts(rs []results.Result, gap time.Duration) []time.Duration {
+func GroupStarts(rs []results.Result, gap time.Duration) []time.Duration {
 	var starts []time.Duration
 	run, runStart, last := 0, time.Duration(0), time.Duration(0)
 	flush := func() {

@@ -1,4 +1,4 @@
-package probe
+package fit
 
 import (
 	"math"
@@ -20,20 +20,20 @@ import (
 // search is one fit of a time line: what every family's fit reads.
 type search struct {
 	evs []observation.Event
-	h   hypotheses
+	h   Hypotheses
 	rtt time.Duration
 }
 
-// fitAll fits every family to the time line.
-func fitAll(evs []observation.Event, h hypotheses, rtt time.Duration) []familyFit {
+// FitAll fits every family to the time line.
+func FitAll(evs []observation.Event, h Hypotheses, rtt time.Duration) []FamilyFit {
 	s := search{evs: evs, h: h, rtt: rtt}
-	fits := []familyFit{s.none(), s.concurrency()}
-	tb, ls := s.bucketGrids(h.rates)
+	fits := []FamilyFit{s.none(), s.concurrency()}
+	tb, ls := s.bucketGrids(h.Rates)
 	fits = append(fits, s.refined(limiter.TokenBucket, s.withBucketsOfOne(tb)), s.refined(limiter.LeakyShaping, ls))
 	fits = append(fits, s.windows()...)
 	top := math.MaxInt32
 	for _, f := range fits {
-		top = min(top, f.mismatches())
+		top = min(top, f.Mismatches())
 	}
 	if top > s.slack() {
 		s.variants(fits)
@@ -47,31 +47,31 @@ func fitAll(evs []observation.Event, h hypotheses, rtt time.Duration) []familyFi
 		// unexplained: a second tier may bind only once or twice in a
 		// run, and a composition that explains that is an alternative
 		// the verdict's confidence must own up to.
-		fits = append(fits, familyFit{family: limiter.Tiers, best: fitTiers(evs, h, rtt)})
+		fits = append(fits, FamilyFit{Family: limiter.Tiers, Best: FitTiers(evs, h, rtt)})
 	}
 	return fits
 }
 
 // slack is the equivalence slack of this time line.
-func (s search) slack() int { return equivalenceSlack(len(s.evs)) }
+func (s search) slack() int { return EquivalenceSlack(len(s.evs)) }
 
 // clearlyBetter says whether a variant's best explains the run better than
 // the family's fit by more than one decision: a free parameter more ties
 // with anything, so it must earn its place.
-func clearlyBetter(variant []Candidate, f familyFit) bool {
-	return len(variant) > 0 && variant[0].Mismatches+1 < f.mismatches()
+func clearlyBetter(variant []Candidate, f FamilyFit) bool {
+	return len(variant) > 0 && variant[0].Mismatches+1 < f.Mismatches()
 }
 
-func (s search) none() familyFit {
-	return familyFit{family: limiter.None, best: fitFamily(s.evs, []limiter.Config{{Algo: limiter.None}}, s.rtt)}
+func (s search) none() FamilyFit {
+	return FamilyFit{Family: limiter.None, Best: FitFamily(s.evs, []limiter.Config{{Algo: limiter.None}}, s.rtt)}
 }
 
-func (s search) concurrency() familyFit {
+func (s search) concurrency() FamilyFit {
 	var cfgs []limiter.Config
-	for _, l := range s.h.limits {
+	for _, l := range s.h.Limits {
 		cfgs = append(cfgs, limiter.Config{Algo: limiter.Concurrency, MaxInflight: l})
 	}
-	return familyFit{family: limiter.Concurrency, best: fitFamily(s.evs, cfgs, s.rtt)}
+	return FamilyFit{Family: limiter.Concurrency, Best: FitFamily(s.evs, cfgs, s.rtt)}
 }
 
 // bucketGrids are the token buckets and shaping queues at rates × the
@@ -80,10 +80,10 @@ func (s search) bucketGrids(rates []float64) (tb, ls []limiter.Config) {
 	h := s.h
 	// Sized up front: a config is some 300 bytes, and growing lists of
 	// tens of thousands by append cost a quarter of a fit's CPU.
-	tb = make([]limiter.Config, 0, len(rates)*len(h.limits)+len(h.windows))
-	ls = make([]limiter.Config, 0, len(rates)*len(h.limits)*len(h.delays))
+	tb = make([]limiter.Config, 0, len(rates)*len(h.Limits)+len(h.Windows))
+	ls = make([]limiter.Config, 0, len(rates)*len(h.Limits)*len(h.delays))
 	for _, r := range rates {
-		for _, b := range h.limits {
+		for _, b := range h.Limits {
 			tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: r, Burst: b})
 			for _, d := range h.delays {
 				// delay ≥ burst never queues: that is a token bucket.
@@ -105,8 +105,8 @@ func (s search) bucketGrids(rates []float64) (tb, ls []limiter.Config) {
 // families differ, and extra bucket rates only buy a bucket spurious ties
 // with the window families.)
 func (s search) withBucketsOfOne(tb []limiter.Config) []limiter.Config {
-	if slices.Contains(s.h.limits, 1) {
-		for _, w := range s.h.windows {
+	if slices.Contains(s.h.Limits, 1) {
+		for _, w := range s.h.Windows {
 			tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: 1 / w.Seconds(), Burst: 1})
 		}
 	}
@@ -116,10 +116,10 @@ func (s search) withBucketsOfOne(tb []limiter.Config) []limiter.Config {
 // refined fits a bucket family coarse then fine: the trace's rate estimate
 // is rough, the replay exact, so each refinement (refineSteps) searches
 // around the best rates so far.
-func (s search) refined(family string, coarse []limiter.Config) familyFit {
-	best := fitFamily(s.evs, coarse, s.rtt)
+func (s search) refined(family string, coarse []limiter.Config) FamilyFit {
+	best := FitFamily(s.evs, coarse, s.rtt)
 	if len(best) == 0 {
-		return familyFit{family: family}
+		return FamilyFit{Family: family}
 	}
 	for _, step := range refineSteps {
 		tb, ls := s.bucketGrids(ratesAround(best, step))
@@ -127,11 +127,11 @@ func (s search) refined(family string, coarse []limiter.Config) familyFit {
 		if family == limiter.TokenBucket {
 			fine = tb
 		}
-		if all := fitFamily(s.evs, fine, s.rtt); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
+		if all := FitFamily(s.evs, fine, s.rtt); len(all) > 0 && all[0].Mismatches <= best[0].Mismatches {
 			best = all
 		}
 	}
-	return familyFit{family: family, best: widen(s.evs, best, s.rtt, rateOf, withRate)}
+	return FamilyFit{Family: family, Best: Widen(s.evs, best, s.rtt, RateOf, WithRate)}
 }
 
 // ratesAround are the rates refineSpan steps either side of every distinct
@@ -153,18 +153,18 @@ func ratesAround(best []Candidate, step float64) []float64 {
 }
 
 // windows fits the three window families on their plain grids.
-func (s search) windows() []familyFit {
+func (s search) windows() []FamilyFit {
 	var fixed, logs, counters []limiter.Config
 	for _, w := range s.h.wallWindows {
-		for _, l := range s.h.limits {
+		for _, l := range s.h.Limits {
 			fixed = append(fixed, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignWall})
 			for _, counting := range []bool{false, true} {
 				counters = append(counters, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, CountRejected: counting})
 			}
 		}
 	}
-	for _, w := range s.h.windows {
-		for _, l := range s.h.limits {
+	for _, w := range s.h.Windows {
+		for _, l := range s.h.Limits {
 			fixed = append(fixed, limiter.Config{Algo: limiter.FixedWindow, Limit: l, Window: w, Align: limiter.AlignFirst})
 			// Each also as counting denied attempts (HAProxy, logs of
 			// attempts): the same until a client knocks above the limit.
@@ -181,19 +181,19 @@ func (s search) windows() []familyFit {
 	// at an arbitrary window mimics too much else: a start-aligned fixed
 	// window of 20 per 2 s was named a counting counter of 21 per 1.096 s.
 	for _, w := range s.h.wallWindows {
-		for _, l := range s.h.limits {
+		for _, l := range s.h.Limits {
 			for _, counting := range []bool{false, true} {
 				counters = append(counters, limiter.Config{Algo: limiter.SlidingCounter, Limit: l, Window: w, Align: limiter.AlignFirst, CountRejected: counting})
 			}
 		}
 	}
-	var fits []familyFit
+	var fits []FamilyFit
 	for _, w := range []struct {
 		family string
 		cfgs   []limiter.Config
 	}{{limiter.FixedWindow, fixed}, {limiter.SlidingLog, logs}, {limiter.SlidingCounter, counters}} {
-		best := widen(s.evs, simplest(fitFamily(s.evs, w.cfgs, s.rtt)), s.rtt, windowOf, withWindow)
-		f := familyFit{family: w.family, best: best}
+		best := Widen(s.evs, simplest(FitFamily(s.evs, w.cfgs, s.rtt)), s.rtt, windowOf, withWindow)
+		f := FamilyFit{Family: w.family, Best: best}
 		// HAProxy's grid, or a start grid whose origin is where the
 		// first request fell (a server started just before the probe)?
 		if w.family == limiter.SlidingCounter && len(best) > 0 && best[0].Config.Align == limiter.AlignFirst {
@@ -215,32 +215,32 @@ func isWindowFamily(family string) bool {
 // explains the run clearly better: a penalty (fit_block.go), a bucket
 // refilled in clumps (fit_refill.go), a grid anchored at the server's start
 // (fit_start.go), searched around what the plain fits found.
-func (s search) variants(fits []familyFit) {
+func (s search) variants(fits []FamilyFit) {
 	var seeds []Candidate
 	for _, f := range fits {
-		if isWindowFamily(f.family) {
-			seeds = append(seeds, seedsOf(f.best)...)
+		if isWindowFamily(f.Family) {
+			seeds = append(seeds, SeedsOf(f.Best)...)
 		}
 	}
 	var refilledWindows []Candidate // token buckets refilled to capacity, as the windows they are
 	for i, f := range fits {
-		if f.family == limiter.None || f.family == limiter.Concurrency {
+		if f.Family == limiter.None || f.Family == limiter.Concurrency {
 			continue
 		}
-		if pen := fitPenalties(s.evs, s.h, f.best, s.rtt); clearlyBetter(pen, fits[i]) {
-			fits[i].best = pen
+		if pen := FitPenalties(s.evs, s.h, f.Best, s.rtt); clearlyBetter(pen, fits[i]) {
+			fits[i].Best = pen
 		}
 		// A bucket whose every fill reaches its capacity is a fixed
 		// window on a start grid (fullFillWindows): fitted as that, not
 		// as a bucket tied with itself.
-		if f.family == limiter.TokenBucket {
+		if f.Family == limiter.TokenBucket {
 			var iv []Candidate
-			iv, refilledWindows = fullFillWindows(s.evs, fitIntervalRefill(s.evs, s.h, f.best, s.rtt), s.rtt)
+			iv, refilledWindows = FullFillWindows(s.evs, FitIntervalRefill(s.evs, s.h, f.Best, s.rtt), s.rtt)
 			if clearlyBetter(iv, fits[i]) {
-				fits[i].best = iv
+				fits[i].Best = iv
 			}
 		}
-		if f.family == limiter.FixedWindow || f.family == limiter.SlidingCounter {
+		if f.Family == limiter.FixedWindow || f.Family == limiter.SlidingCounter {
 			s.startGrid(&fits[i], seeds, refilledWindows)
 		}
 	}
@@ -252,16 +252,16 @@ func (s search) variants(fits []familyFit) {
 // phase to fit (HAProxy's): settle names the one that explains the run
 // clearly better, or both as not told apart (they differ only after two
 // idle periods).
-func (s search) startGrid(f *familyFit, seeds, refilledWindows []Candidate) {
-	start := fitStartAligned(s.evs, s.h, f.family, seeds, s.rtt)
-	if f.family == limiter.FixedWindow && len(refilledWindows) > 0 && (len(start) == 0 || refilledWindows[0].Mismatches < start[0].Mismatches) {
+func (s search) startGrid(f *FamilyFit, seeds, refilledWindows []Candidate) {
+	start := FitStartAligned(s.evs, s.h, f.Family, seeds, s.rtt)
+	if f.Family == limiter.FixedWindow && len(refilledWindows) > 0 && (len(start) == 0 || refilledWindows[0].Mismatches < start[0].Mismatches) {
 		start = refilledWindows
 	}
 	if !clearlyBetter(start, *f) {
 		return
 	}
-	f.best = start
-	if f.family != limiter.SlidingCounter {
+	f.Best = start
+	if f.Family != limiter.SlidingCounter {
 		return
 	}
 	twins := firstTwins(s.evs, start, s.rtt)
@@ -270,7 +270,7 @@ func (s search) startGrid(f *familyFit, seeds, refilledWindows []Candidate) {
 		// may step over.
 		if st := startTwins(s.evs, twins, s.rtt); len(st) > 0 && st[0].Mismatches < start[0].Mismatches {
 			start = st
-			f.best = st
+			f.Best = st
 		}
 	}
 	f.settle(twins, start, s.slack())
@@ -278,11 +278,11 @@ func (s search) startGrid(f *familyFit, seeds, refilledWindows []Candidate) {
 
 // restarting tries a fixed window the knocking restarts, weighed at equal
 // freedom.
-func (s search) restarting(fits []familyFit) {
+func (s search) restarting(fits []FamilyFit) {
 	for i, f := range fits {
-		if f.family == limiter.FixedWindow && len(f.best) > 0 && !f.best[0].Config.Restarts() {
-			if r := fitRestarts(s.evs, s.h, f.best, s.rtt); len(r) > 0 && r[0].Mismatches < fits[i].mismatches() {
-				fits[i].best = r
+		if f.Family == limiter.FixedWindow && len(f.Best) > 0 && !f.Best[0].Config.Restarts() {
+			if r := fitRestarts(s.evs, s.h, f.Best, s.rtt); len(r) > 0 && r[0].Mismatches < fits[i].Mismatches() {
+				fits[i].Best = r
 			}
 		}
 	}
@@ -294,12 +294,12 @@ func (s search) restarting(fits []familyFit) {
 // start grid is refuted (or clearly better), both are named as not told
 // apart; the plan's deciding experiment (tiedModels) is what can tell them
 // apart.
-func (s search) firstOrStart(fits []familyFit, top int) {
+func (s search) firstOrStart(fits []FamilyFit, top int) {
 	for i, f := range fits {
-		if f.family == limiter.FixedWindow && top <= s.slack() && len(f.best) > 0 &&
-			f.best[0].Config.Align == limiter.AlignFirst && !f.best[0].Config.Restarts() && f.mismatches() <= top+s.slack() {
-			if start := fitStartAligned(s.evs, s.h, f.family, seedsOf(f.best), s.rtt); len(start) > 0 {
-				fits[i].settle(f.best, start, s.slack())
+		if f.Family == limiter.FixedWindow && top <= s.slack() && len(f.Best) > 0 &&
+			f.Best[0].Config.Align == limiter.AlignFirst && !f.Best[0].Config.Restarts() && f.Mismatches() <= top+s.slack() {
+			if start := FitStartAligned(s.evs, s.h, f.Family, SeedsOf(f.Best), s.rtt); len(start) > 0 {
+				fits[i].settle(f.Best, start, s.slack())
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package probe
+package fit
 
 import "github.com/ratecheck/ratecheck/probe/observation"
 import "time"
@@ -6,10 +6,10 @@ import "time"
 // A limit per connection: each connection is a client of its own, so the
 // seeds of its fit start from one connection's capacity and refill.
 
-// connCapacity is the most admissions any one connection had before its
+// ConnCapacity is the most admissions any one connection had before its
 // first rejection: the capacity a per-connection limit's seeds start from
 // (the bursts' counts are of many connections at once).
-func connCapacity(o *observation.Observation) int {
+func ConnCapacity(o *observation.Observation) int {
 	admitted, shut := map[string]int{}, map[string]bool{}
 	best := 0
 	for _, ev := range o.Events() {
@@ -25,7 +25,7 @@ func connCapacity(o *observation.Observation) int {
 	return best
 }
 
-// connRate is the rate one connection's capacity came back at, over a
+// ConnRate is the rate one connection's capacity came back at, over a
 // limit per connection: the busiest connection's admissions that each
 // ended a run of its rejections, from one to the next. The trace's
 // admissions spread over many connections, each a client of its own with
@@ -34,7 +34,7 @@ func connCapacity(o *observation.Observation) int {
 // comes back (the sustained phase's) is admitted as each unit returns, and
 // only there — where it knocked slower, or fell silent, the spacing is its
 // own. 0 when no connection showed two such returns in a row.
-func connRate(o *observation.Observation) float64 {
+func ConnRate(o *observation.Observation) float64 {
 	evs := o.Events()
 	n := map[string]int{}
 	for _, ev := range evs {
