@@ -205,31 +205,18 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 				run.Start, run.URL = rec.Header.Start, rec.Header.URL
 			}
 			// Nothing was decided: every expectation is untested.
-			for _, e := range ep.exps {
-				run.Expectations = append(run.Expectations, expect.Outcome{Expectation: e.Text, Key: e.Key, Expected: e.Expected(),
-					Actual: "not tested", Result: expect.Untested, Note: err.Error()})
-			}
+			run.Expectations, run.Outcome = expect.OfRun(ep.exps, nil, nil, err)
 		} else {
 			run = report.ProbeRun(pr.Spec, pr.URL, pr.Res, pr.Grade)
-			letter := ""
-			if pr.Grade != nil {
-				letter = pr.Grade.Letter
-			}
-			run.Expectations = expect.Evaluate(ep.exps, expect.FactsFrom(pr.Res.Observation, pr.Res.Inference, letter))
+			run.Expectations, run.Outcome = expect.OfRun(ep.exps, pr.Res, pr.Grade, nil)
 		}
 		run.Name = ep.name
-		run.Outcome = expect.Verdict(run.Expectations)
 		doc.Runs = append(doc.Runs, run)
 		if f.output == "text" {
 			report.CheckRun(w, &run)
 		}
 	}
-	doc.Outcome = checkOutcome(doc.Runs)
-	if ctx.Err() != nil && doc.Outcome != expect.Fail {
-		// Interrupted: no verdict but what the data already refutes
-		// (expect.Evaluate; see checkExit).
-		doc.Outcome = expect.Untested
-	}
+	doc.Outcome = checkOutcome(doc.Runs, ctx.Err() != nil)
 	if f.output == "json" {
 		if err := report.WriteJSON(w, doc); err != nil {
 			return err
@@ -248,13 +235,13 @@ func endpointLabel(ep checkEndpoint) string {
 	return ep.spec
 }
 
-// checkOutcome is the overall outcome of the runs (expect.Overall).
-func checkOutcome(runs []report.Run) string {
+// checkOutcome is the overall outcome of the runs (expect.OfCheck).
+func checkOutcome(runs []report.Run, interrupted bool) string {
 	verdicts := make([]string, len(runs))
 	for i, r := range runs {
 		verdicts[i] = r.Outcome
 	}
-	return expect.Overall(verdicts)
+	return expect.OfCheck(verdicts, interrupted)
 }
 
 // checkExit turns the outcome into the exit code and its one-line message.

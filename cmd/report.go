@@ -115,18 +115,10 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 			if probes[i] == nil {
 				return usageErr("--expect: %s holds an attack (%s), not a probe: there is nothing to compare expectations with", paths[i], r.Profile)
 			}
-			letter := ""
-			if r.Grade != nil {
-				letter = r.Grade.Letter
-			}
-			r.Expectations = expect.Evaluate(exps, expect.FactsFrom(probes[i].Observation, probes[i].Inference, letter))
-			r.Outcome = expect.Verdict(r.Expectations)
+			r.Expectations, r.Outcome = expect.OfRun(exps, probes[i], r.Grade, nil)
 			interrupted = interrupted || r.Stopped != ""
 		}
-		doc.Outcome = checkOutcome(doc.Runs)
-		if interrupted && doc.Outcome != expect.Fail {
-			doc.Outcome = expect.Untested
-		}
+		doc.Outcome = checkOutcome(doc.Runs, interrupted)
 	}
 	w := c.OutOrStdout()
 	if output == "json" {
