@@ -254,12 +254,11 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 		return fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path)
 	}
 	ct.Report = &rep
-	if res.Stopped == attack.StopInterrupted {
-		ct.Stopped = string(res.Stopped) // a cut-short run is not graded
-		return nil
+	ct.Grade = grade.OfAttack(res.Start, rs, res.Stopped)
+	run.Grade = ct.Grade
+	if ct.Grade == nil {
+		ct.Stopped = string(res.Stopped)
 	}
-	g := grade.OfAnswers(probe.NewObservation(res.Start, rs))
-	ct.Grade, run.Grade = &g, &g
 	return nil
 }
 

@@ -1,6 +1,12 @@
 package grade
 
-import "github.com/ratecheck/ratecheck/probe"
+import (
+	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
+)
 
 // OfProbe grades a probe's result, or returns nil when the probe was
 // interrupted or cut by errors (its target stopped answering, or a phase's
@@ -14,9 +20,15 @@ func OfProbe(res *probe.Result) *Report {
 	return &g
 }
 
-// OfAnswers grades the answers of a run that was no probe (an attack
-// profile): with no inference to compare the headers with, the checks that
-// compare them with the behaviour are skipped.
-func OfAnswers(obs *probe.Observation) Report {
-	return Grade(obs, probe.Inference{})
+// OfAttack grades the answers of a run that was no probe (an attack
+// profile's results from start), or returns nil when the run was
+// interrupted: as with OfProbe, a cut-short run shows no pass/fail verdict.
+// With no inference to compare the headers with, the checks that compare
+// them with the behaviour are skipped.
+func OfAttack(start time.Time, rs []results.Result, stopped attack.StopReason) *Report {
+	if stopped == attack.StopInterrupted {
+		return nil
+	}
+	g := Grade(probe.NewObservation(start, rs), probe.Inference{})
+	return &g
 }

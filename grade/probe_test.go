@@ -2,8 +2,11 @@ package grade
 
 import (
 	"testing"
+	"time"
 
+	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // A probe whose target stopped answering, or interrupted, shows no grade:
@@ -28,6 +31,20 @@ func TestRunsCutShortAreNotGraded(t *testing.T) {
 	for _, c := range cases {
 		if g := OfProbe(&c.res); (g != nil) != c.graded {
 			t.Errorf("%s: graded %v, want %v", c.name, g != nil, c.graded)
+		}
+	}
+}
+
+// An attack profile's run is graded on its answers unless it was
+// interrupted: cut short, it shows no pass/fail verdict (compare's table).
+func TestAttacksCutShortAreNotGraded(t *testing.T) {
+	rs := []results.Result{{Seq: 1, Status: 200}, {Seq: 2, Status: 429, Headers: map[string]string{"retry-after": "1"}}}
+	for _, c := range []struct {
+		stopped attack.StopReason
+		graded  bool
+	}{{"", true}, {attack.StopRequestBudget, true}, {attack.StopTimeBudget, true}, {attack.StopInterrupted, false}} {
+		if g := OfAttack(time.Now(), rs, c.stopped); (g != nil) != c.graded {
+			t.Errorf("stopped %q: graded %v, want %v", c.stopped, g != nil, c.graded)
 		}
 	}
 }
