@@ -65,3 +65,15 @@ func (p Steady) Sharded(s results.Shard) Profile   { p.Shard = s; return p }
 func (p Burst) Sharded(s results.Shard) Profile    { p.Shard = s; return p }
 func (p Boundary) Sharded(s results.Shard) Profile { p.Shard = s; return p }
 func (p Clients) Sharded(s results.Shard) Profile  { p.Shard = s; return p }
+
+// ShardRequests is the request budget each of n shards needs for its part
+// of p's plan: the largest shard's share of a paced steady plan's sends. 0
+// for a plan whose count is not fixed beforehand (a closed loop at rate
+// max, every other profile), which the default budget bounds.
+func ShardRequests(p Profile, n int) int {
+	s, ok := p.(Steady)
+	if !ok || s.Rate == 0 {
+		return 0
+	}
+	return ownedOf(results.Shard{K: 1, N: n}, s.sends())
+}

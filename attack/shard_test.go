@@ -215,3 +215,24 @@ func TestShardBurstLateForTheInstantSaysSo(t *testing.T) {
 		t.Errorf("a burst ready in time noted late: %q", res.Report.Notes)
 	}
 }
+
+// Each shard of a paced steady plan needs the largest share of its sends;
+// a plan with no count fixed beforehand needs nothing added.
+func TestShardRequests(t *testing.T) {
+	for _, c := range []struct {
+		p    Profile
+		n    int
+		want int
+	}{
+		{Steady{Rate: 1000, Duration: time.Minute}, 4, 15000},
+		{Steady{Rate: 1000, Duration: time.Minute}, 7, 8572},
+		{Steady{Rate: 40000, Duration: time.Minute}, 8, 300000},
+		{Steady{Rate: 10, Duration: time.Second}, 1, 10},
+		{Steady{Duration: time.Minute, Conns: 50}, 4, 0},
+		{Burst{K: 4000}, 4, 0},
+	} {
+		if got := ShardRequests(c.p, c.n); got != c.want {
+			t.Errorf("%+v in %d shards: %d, want %d", c.p, c.n, got, c.want)
+		}
+	}
+}

@@ -37,15 +37,18 @@ func (p Steady) WarmConns(opt Options) int {
 // sends, and more than that is better opened on demand than all at once.
 const maxWarmConns = 32
 
+// sends is how many requests the whole paced plan sends (every shard's):
+// rate × duration.
+func (p Steady) sends() int { return int(math.Round(p.Rate * p.Duration.Seconds())) }
+
 func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (results.Report, error) {
 	if err := p.Validate(e.opt); err != nil {
 		return results.Report{}, err
 	}
 	begin := e.Now()
 	if p.Rate > 0 {
-		n := int(math.Round(p.Rate * p.Duration.Seconds()))
 		interval := 1 / p.Rate
-		e.Schedule(ctx, ownedOf(p.Shard, n), func(j int) Shot {
+		e.Schedule(ctx, ownedOf(p.Shard, p.sends()), func(j int) Shot {
 			i := nth(p.Shard, j) // the send's place in the whole run's schedule
 			return Shot{At: time.Duration(float64(i) * interval * float64(time.Second)), Phase: "steady"}
 		})

@@ -3,6 +3,7 @@ package cmd
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/ratecheck/ratecheck/results"
 	"os"
 	"sort"
 	"strconv"
@@ -12,15 +13,13 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/attack/kube"
 )
 
-// The environment of a pod in a Kubernetes Indexed Job: the pod's index
-// (set by Kubernetes, 0 … N−1) and the shard count (set by the manifest
-// 'ratecheck kube job' prints).
+// The environment of a pod of the Job 'ratecheck kube job' prints.
 const (
-	envJobIndex = "JOB_COMPLETION_INDEX"
-	envShards   = "RATECHECK_SHARDS"
+	envJobIndex = kube.EnvJobIndex
+	envShards   = kube.EnvShards
 )
 
 // shardFlags split one attack across processes (README: "Beyond one
