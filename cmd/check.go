@@ -16,7 +16,6 @@ import (
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
-	"github.com/ratecheck/ratecheck/results"
 )
 
 type checkFlags struct {
@@ -198,13 +197,7 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 			if errors.As(err, &ee) && ee.code == ExitUsage {
 				return err
 			}
-			run = report.Run{Target: ep.spec, Kind: "probe", Profile: "probe", ResultsFile: paths[i], Error: err.Error()}
-			if rec, err := results.ReadStreamFile(paths[i]); err == nil {
-				run.Results = report.SortResults(rec.Results)
-				run.Summary = report.Summarize(run.Results)
-				run.Start, run.URL = rec.Header.Start, rec.Header.URL
-			}
-			// Nothing was decided: every expectation is untested.
+			run = report.FailedProbeRun(ep.spec, paths[i], err)
 			run.Expectations, run.Outcome = expect.OfRun(ep.exps, nil, nil, err)
 		} else {
 			run = report.ProbeRun(pr.Spec, pr.URL, pr.Res, pr.Grade)

@@ -79,14 +79,14 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 		return renderMerged(c, output, len(exps) > 0, merged)
 	}
 	var runs []report.Run
-	var recs []*results.Recorded
+	var headers []results.StreamHeader
 	var probes []*probe.Result // per run; nil for an attack's stream
 	for _, p := range paths {
 		rec, err := readStreamFile(p)
 		if err != nil {
 			return err
 		}
-		recs = append(recs, rec)
+		headers = append(headers, rec.Header)
 		if report.IsProbeStream(rec.Header) {
 			// A probe's stream is inferred and graded again.
 			res := probe.FromRecorded(rec)
@@ -98,16 +98,7 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 			runs = append(runs, report.AttackFromStream(rec, p))
 		}
 	}
-	command, experiment := recs[0].Header.Command, streamExperiment(recs[0].Header)
-	for _, r := range recs[1:] {
-		if r.Header.Command != command {
-			command = "report"
-		}
-		if streamExperiment(r.Header) != experiment {
-			experiment = "mixed"
-		}
-	}
-	doc := report.NewDocument(version, command, experiment, runs...)
+	doc := report.RecordedDocument(version, headers, runs...)
 	interrupted := false
 	if len(exps) > 0 {
 		for i := range doc.Runs {
@@ -188,11 +179,4 @@ func checkStreamPath(path string) error {
 		return usageErr("%s is a directory: name the results streams in it, e.g. %s", path, filepath.Join(path, "*.jsonl"))
 	}
 	return nil
-}
-
-func streamExperiment(h results.StreamHeader) string {
-	if report.IsProbeStream(h) {
-		return "probe"
-	}
-	return h.Profile
 }
