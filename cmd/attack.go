@@ -234,7 +234,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, res.StreamErr)
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "results: %s\n", path)
-	err = withHTTPSHint(res, tgt.URL, err)
+	err = res.WithHTTPSHint(tgt.URL, err)
 	if !res.Concluded {
 		// The profile could not finish its experiment. Partial data is
 		// kept; say what was measured before failing.

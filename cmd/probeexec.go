@@ -143,7 +143,7 @@ func execProbe(ctx context.Context, stderr io.Writer, rf *requestFlags, maxTime 
 	}
 	fmt.Fprintf(stderr, "results: %s\n", path)
 	if tgt.Network == nil { // a simulated server has no port to try TLS on
-		err = withProbeHTTPSHint(res, tgt.URL, err)
+		err = res.WithHTTPSHint(tgt.URL, err)
 	}
 	if errors.Is(err, probe.ErrUnreachable) {
 		return &probeRun{Spec: tgt.Spec, URL: tgt.URL, Res: res}, exitWith(ExitUntested, fmt.Errorf("%s: %w", tgt.Spec, err))
