@@ -233,31 +233,9 @@ func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, k
 	if res == nil { // nothing was sent: the flags or --out are at fault
 		return runConfigErr(err)
 	}
-	ct.Results = path
-	notes := res.Report.Notes
-	if res.StreamErr != nil {
-		notes = append(notes, fmt.Sprintf("writing %s: %v", path, res.StreamErr))
-	}
-	ct.Requests, ct.ElapsedS, ct.Statuses = res.Summary.Requests, res.Elapsed.Seconds(), res.Summary.Statuses
-	rs := make([]results.Result, len(res.Results))
-	for i, r := range res.Results {
-		rs[i] = *r
-	}
-	rep := res.Report
-	rep.Notes = notes
-	run := report.AttackRun(t.Spec, t.URL, prof.Name(), res.Start, rs, &rep, res.Elapsed.Seconds(), notes)
-	run.ResultsFile, run.Stopped, run.Complete = path, string(res.Stopped), res.Stopped == ""
-	ct.Run = &run
+	*ct = report.ComparedAttack(t.Spec, t.URL, prof.Name(), path, res, grade.OfAttack(res.Start, res.Results, res.Stopped))
 	if !res.Concluded || res.Untested != "" {
-		ct.Notes = notes
-		run.Error = res.Untested
 		return fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path)
-	}
-	ct.Report = &rep
-	ct.Grade = grade.OfAttack(res.Start, rs, res.Stopped)
-	run.Grade = ct.Grade
-	if ct.Grade == nil {
-		ct.Stopped = string(res.Stopped)
 	}
 	return nil
 }
@@ -270,17 +248,7 @@ func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path s
 	if err != nil {
 		return err
 	}
-	s := run.Res.Observation
-	statuses := map[int]int{}
-	for i := range s.Results {
-		if s.Results[i].Error == "" {
-			statuses[s.Results[i].Status]++
-		}
-	}
-	ct.Requests, ct.ElapsedS, ct.Statuses, ct.Notes = len(s.Results), run.Res.Elapsed.Seconds(), statuses, run.Res.Notes
-	ct.Inference, ct.Grade, ct.Stopped = &run.Res.Inference, run.Grade, s.Stopped
-	r := report.ProbeRun(t.Spec, run.URL, run.Res, run.Grade)
-	ct.Run = &r
+	*ct = report.ComparedProbe(t.Spec, run.URL, path, run.Res, run.Grade)
 	return nil
 }
 

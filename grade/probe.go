@@ -25,10 +25,14 @@ func OfProbe(res *probe.Result) *Report {
 // interrupted: as with OfProbe, a cut-short run shows no pass/fail verdict.
 // With no inference to compare the headers with, the checks that compare
 // them with the behaviour are skipped.
-func OfAttack(start time.Time, rs []results.Result, stopped attack.StopReason) *Report {
+func OfAttack(start time.Time, rs []*results.Result, stopped attack.StopReason) *Report {
 	if stopped == attack.StopInterrupted {
 		return nil
 	}
-	g := Grade(probe.NewObservation(start, rs), probe.Inference{})
+	answers := make([]results.Result, len(rs))
+	for i, r := range rs {
+		answers[i] = *r
+	}
+	g := Grade(probe.NewObservation(start, answers), probe.Inference{})
 	return &g
 }

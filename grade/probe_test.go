@@ -38,7 +38,7 @@ func TestRunsCutShortAreNotGraded(t *testing.T) {
 // An attack profile's run is graded on its answers unless it was
 // interrupted: cut short, it shows no pass/fail verdict (compare's table).
 func TestAttacksCutShortAreNotGraded(t *testing.T) {
-	rs := []results.Result{{Seq: 1, Status: 200}, {Seq: 2, Status: 429, Headers: map[string]string{"retry-after": "1"}}}
+	rs := []*results.Result{{Seq: 1, Status: 200}, {Seq: 2, Status: 429, Headers: map[string]string{"retry-after": "1"}}}
 	for _, c := range []struct {
 		stopped attack.StopReason
 		graded  bool
