@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/ratecheck/ratecheck/results"
 	"os/exec"
 	"slices"
 	"strings"
@@ -10,21 +11,9 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
-	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/attack/kube/kubetest"
 )
-
-// decodeJob strictly decodes a manifest into the batch/v1 Job type: a field
-// the schema does not have is an error.
-func decodeJob(t *testing.T, manifest string) *batchv1.Job {
-	t.Helper()
-	var job batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(manifest), &job); err != nil {
-		t.Fatalf("the manifest is not a batch/v1 Job: %v\n%s", err, manifest)
-	}
-	return &job
-}
 
 func argAfter(args []string, flag string) string {
 	if i := slices.Index(args, flag); i >= 0 && i+1 < len(args) {
@@ -42,7 +31,7 @@ func TestKubeJobIsAnIndexedJobOfShards(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	job := decodeJob(t, out)
+	job := kubetest.DecodeJob(t, out)
 	s := job.Spec
 	if job.APIVersion != "batch/v1" || job.Kind != "Job" || job.Namespace != "load" || !strings.HasPrefix(job.Name, "ratecheck-") {
 		t.Errorf("type/meta %+v %+v", job.TypeMeta, job.ObjectMeta)
@@ -97,7 +86,7 @@ func TestKubeJobResultsOnAVolume(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	pod := decodeJob(t, out).Spec.Template.Spec
+	pod := kubetest.DecodeJob(t, out).Spec.Template.Spec
 	c := pod.Containers[0]
 	if len(pod.Volumes) != 1 || pod.Volumes[0].PersistentVolumeClaim.ClaimName != "runs" || len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/results" ||
 		!strings.HasSuffix(argAfter(c.Args, "--out"), "-index-$(JOB_COMPLETION_INDEX).jsonl") {
@@ -144,7 +133,7 @@ func TestKubeJobNameLeavesRoomForThePodIndex(t *testing.T) {
 		}
 		fits := "r" + strings.Repeat("0", c.longest-1)
 		code, out, errs := job(fits)
-		if code != ExitOK || decodeJob(t, out).Name != fits {
+		if code != ExitOK || kubetest.DecodeJob(t, out).Name != fits {
 			t.Errorf("%d shards, a name of %d: exit %d, %s", c.shards, c.longest, code, errs)
 		}
 		code, _, errs = job(fits + "0")

@@ -8,21 +8,10 @@ import (
 	"testing"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"sigs.k8s.io/yaml"
-)
 
-// decodeJob strictly decodes a manifest into the batch/v1 Job type: a field
-// the schema does not have is an error.
-func decodeJob(t *testing.T, manifest string) *batchv1.Job {
-	t.Helper()
-	var job batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(manifest), &job); err != nil {
-		t.Fatalf("the manifest is not a batch/v1 Job: %v\n%s", err, manifest)
-	}
-	return &job
-}
+	"github.com/ratecheck/ratecheck/attack/kube/kubetest"
+)
 
 // Quantities as Kubernetes reads them: each is accepted as a positive
 // --cpu/--memory exactly when resource.ParseQuantity parses it above zero.
@@ -72,7 +61,7 @@ func TestKubeManifestStringsSurviveKubectl(t *testing.T) {
 	if err := s.Job(tricky, time.Now(), "1_000", time.Minute).Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	job := decodeJob(t, b.String())
+	job := kubetest.DecodeJob(t, b.String())
 	c := job.Spec.Template.Spec.Containers[0]
 	if got := c.Args[len(c.Args)-len(tricky):]; !slices.Equal(got, tricky) {
 		t.Errorf("args came back %q\n%s", got, b.String())
@@ -121,7 +110,7 @@ func TestJobRunsTheShards(t *testing.T) {
 	if err := s.Job([]string{"--profile", "burst", "http://x/"}, at, "abc", 2*time.Minute).Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	job := decodeJob(t, b.String())
+	job := kubetest.DecodeJob(t, b.String())
 	c := job.Spec.Template.Spec.Containers[0]
 	want := []string{"attack", "--quiet", "--shard", "auto/3", "--start-at", "2026-12-01T10:00:00Z", "--run-id", "abc",
 		"--out", "/results/abc-index-$(JOB_COMPLETION_INDEX).jsonl", "--profile", "burst", "http://x/"}
