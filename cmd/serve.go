@@ -52,8 +52,8 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
 			if err := opt.Limiter.Validate(); err != nil {
 				return usageErr("%v", err)
 			}
-			if opt.Key == refserver.KeyForwarded && opt.Scope != "ip" {
-				return usageErr("--key forwarded reads the client address, so it needs --scope ip")
+			if err := opt.CheckKey(); err != nil {
+				return usageErr("%v", err)
 			}
 			srv, err := refserver.Start(addr, opt)
 			if err != nil {
@@ -92,7 +92,8 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
 	f.String("headers", refserver.HeadersBoth, "quota headers: none, x-ratelimit, ietf, both")
 	f.String("retry-after", "on", "send Retry-After on rejections: on or off")
 	f.String("scope", "global", "limit key: global, ip, connection or header:NAME")
-	f.String("key", refserver.KeyPeer, "scope ip: the address is the TCP peer (peer) or what X-Forwarded-For/X-Real-IP/Forwarded say (forwarded: spoofable)")
+	f.String("key", refserver.KeyPeer, "what the limit is keyed on, words joined by commas: with scope ip, the address is the TCP peer (peer), what X-Forwarded-For/X-Real-IP/Forwarded say (forwarded) or the CDN client-address headers (client-ip); path adds the raw request target, user-agent the User-Agent (all but peer: bypassable)")
+	f.String("methods", "", "the methods the limit counts, joined by commas (empty: every method); others are answered uncounted")
 	f.String("latency", "0s", "fixed backend delay for admitted requests")
 	f.String("fault", "", "break the response contract on purpose, comma-separated: "+strings.Join(refserver.FaultNames(), ", "))
 	return c

@@ -31,9 +31,17 @@ type Options struct {
 	RetryAfter bool   // send Retry-After on rejections
 	Scope      string // "global", "ip", "connection" or "header:NAME"
 	// Key is where scope=ip reads the client's address: "peer" (the TCP
-	// peer) or "forwarded" (X-Forwarded-For, X-Real-IP or Forwarded when
-	// present, as many libraries trust by default: spoofable).
-	Key     string
+	// peer), "forwarded" (X-Forwarded-For, X-Real-IP or Forwarded when
+	// present, as many libraries trust by default: spoofable) or
+	// "client-ip" (the first of the CDN and proxy client-address headers).
+	Key string
+	// KeyPath and KeyUserAgent add the raw request target (query
+	// included) and the User-Agent to the key: the defects of a limit keyed
+	// on what the client writes (key=path, key=user-agent; key.go).
+	KeyPath, KeyUserAgent bool
+	// Methods are the methods the limit counts (none: every method); a
+	// request of another method is answered without counting (methods=).
+	Methods []string
 	Latency time.Duration // fixed backend time for admitted requests
 	Fault   Faults        // deliberate contract violations (faults.go); none by default
 }
@@ -75,10 +83,9 @@ func (o *Options) Set(name, value string) error {
 		}
 		o.Scope = value
 	case "key":
-		if value != KeyPeer && value != KeyForwarded {
-			return fmt.Errorf("key %q: use peer (the TCP peer address) or forwarded (trust X-Forwarded-For, X-Real-IP, Forwarded)", value)
-		}
-		o.Key = value
+		return o.setKey(value)
+	case "methods":
+		return o.setMethods(value)
 	case "latency":
 		d, err := time.ParseDuration(value)
 		if err != nil || d < 0 {
@@ -116,7 +123,7 @@ func KeyNames() []string {
 }
 
 // optionNames are the server options Set accepts besides the limiter's.
-var optionNames = [...]string{"status", "headers", "retry-after", "scope", "key", "latency", "fault"}
+var optionNames = [...]string{"status", "headers", "retry-after", "scope", "key", "methods", "latency", "fault"}
 
 // OptionNames are the server options Set accepts besides the limiter's (a
 // new slice each call).
@@ -169,8 +176,8 @@ func ParseBuiltin(spec string) (Options, error) {
 	if err := o.Limiter.Validate(); err != nil {
 		return o, fmt.Errorf("%s: %w", spec, err)
 	}
-	if o.Key == KeyForwarded && o.Scope != "ip" {
-		return o, fmt.Errorf("%s: key=forwarded reads the client address, so it needs scope=ip", spec)
+	if err := o.CheckKey(); err != nil {
+		return o, fmt.Errorf("%s: %w", spec, err)
 	}
 	return o, nil
 }

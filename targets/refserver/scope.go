@@ -10,7 +10,13 @@ import (
 const (
 	KeyPeer      = "peer"      // the TCP peer: what a client cannot choose
 	KeyForwarded = "forwarded" // the proxy headers when present: any client can choose
+	KeyClientIP  = "client-ip" // the CDN and proxy client-address headers: any client can choose
 )
+
+// clientIPHeaders are the client-address headers CDNs and proxies set, in
+// the order a library that trusts them all reads them (key=client-ip).
+var clientIPHeaders = []string{"X-Client-IP", "True-Client-IP", "CF-Connecting-IP", "X-Originating-IP",
+	"X-Remote-IP", "X-Remote-Addr", "Client-IP", "X-Cluster-Client-IP"}
 
 // clientAddr is the address a request is limited by. With KeyForwarded it
 // is what X-Forwarded-For (its first entry), X-Real-IP or Forwarded (its
@@ -27,6 +33,13 @@ func clientAddr(r *http.Request, key string) string {
 		}
 		if v := forwardedFor(r.Header.Get("Forwarded")); v != "" {
 			return v
+		}
+	}
+	if key == KeyClientIP {
+		for _, name := range clientIPHeaders {
+			if v := strings.TrimSpace(r.Header.Get(name)); v != "" {
+				return v
+			}
 		}
 	}
 	host, _, _ := net.SplitHostPort(r.RemoteAddr)

@@ -82,7 +82,10 @@ type Answer struct {
 // so what is served and what is simulated cannot drift apart. (The race
 // fault needs real concurrency: Decide decides without it.)
 func (h *Handler) Decide(r *http.Request, now time.Time) Answer {
-	key := h.key(r)
+	if !h.opt.counts(r) {
+		return h.uncounted()
+	}
+	key := h.requestKey(r)
 	var d limiter.Decision
 	if h.shared {
 		d = h.lim.Allow(key, now)
@@ -106,9 +109,14 @@ func (h *Handler) Release(a Answer, now time.Time) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	key := h.key(r)
-	now, d := h.decide(key)
-	a := h.compose(key, d, now)
+	var a Answer
+	if h.opt.counts(r) {
+		key := h.requestKey(r)
+		now, d := h.decide(key)
+		a = h.compose(key, d, now)
+	} else {
+		a = h.uncounted()
+	}
 	defer func() { h.Release(a, h.now()) }()
 	if !sleepCtx(r.Context(), a.Hold) {
 		return
@@ -118,6 +126,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(a.Body)
+}
+
+// uncounted is the answer to a request the limit does not count (a method
+// methods= leaves out): admitted, with no quota headers, as a route the
+// limiter middleware never wraps.
+func (h *Handler) uncounted() Answer {
+	return Answer{Status: http.StatusOK, Hold: h.opt.Latency, Body: []byte("ok\n"),
+		Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}}
 }
 
 // compose builds the response to decision d of key at now.
