@@ -34,6 +34,10 @@ type connPool struct {
 	dialing  int           // dials in flight
 	useTime  time.Duration // moving average: a request's time on its connection
 	dialTime time.Duration // moving average: dial (and handshake)
+	// closed: the run is over (closeIdle). A dial still in flight then —
+	// started for a request a freed connection served first — closes its
+	// connection rather than leave it idle and open for good.
+	closed bool
 }
 
 // waiter is a request waiting for a connection.
@@ -191,6 +195,10 @@ func (p *connPool) dial(ctx context.Context) {
 // to the idle list. Called with mu held.
 func (p *connPool) giveLocked(c *h1conn) {
 	if len(p.waiters) == 0 {
+		if p.closed {
+			c.close()
+			return
+		}
 		p.idle = append(p.idle, c)
 		return
 	}
@@ -230,7 +238,7 @@ func (p *connPool) closeIdle() {
 	for _, c := range p.idle {
 		c.close()
 	}
-	p.idle = nil
+	p.idle, p.closed = nil, true
 }
 
 // abort closes idle connections; busy ones end by their deadline or the

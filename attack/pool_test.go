@@ -2,6 +2,7 @@ package attack
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"net"
 	"net/http"
@@ -158,4 +159,32 @@ func TestWarmUpIsOnTheTimeBudget(t *testing.T) {
 		t.Fatalf("summary %+v", rep.Summary)
 	}
 	t.Logf("took %s, %d errors", took, rep.Summary.Errors)
+}
+
+// A dial still in flight when the run ends — started for a request that a
+// freed connection served first — must not leave its connection idle and
+// open for good (TestPacedRunLeavesNoConnectionOpen saw one under load:
+// 10 opened, 9 closed after Finish).
+func TestConnectionDialedAfterTheRunEndsIsClosed(t *testing.T) {
+	pki := newTestPKI(t)
+	var conns atomic.Int64
+	url := slowHandshakeServer(t, pki.serverConfig(false), 100*time.Millisecond, &conns)
+	req, err := NewRequest("GET", url, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(req, Options{TLS: TLSOptions{CACertFile: pki.caFile}})
+	e.Begin(context.Background())
+	e.pool.mu.Lock()
+	e.pool.dialing++
+	e.pool.mu.Unlock()
+	dialed := make(chan struct{})
+	go func() { e.pool.dial(context.Background()); close(dialed) }()
+	e.Finish()
+	<-dialed
+	e.pool.mu.Lock()
+	defer e.pool.mu.Unlock()
+	if conns.Load() != 1 || len(e.pool.idle) != 0 {
+		t.Fatalf("%d dialed; %d left idle after the run ended", conns.Load(), len(e.pool.idle))
+	}
 }
