@@ -80,11 +80,22 @@ type Shot struct {
 	// binds (source.go); a storm/backoff client's default is its own.
 	Source netip.Addr
 	// Extra are header lines ("Name: value") sent with this shot alone
-	// (the probe's spoofed X-Forwarded-For); sent through Do only.
-	Extra []string
+	// (the probe's spoofed X-Forwarded-For), replacing the request's own
+	// of the same name; Method, Target and Drop change its method, its
+	// request-target and leave headers out (the probe's bypass trials).
+	// Sent through Do only (see Variation).
+	Extra  []string
+	Method string
+	Target string
+	Drop   []string
 	// Fresh sends the shot on a connection of its own, opened for it and
 	// closed after (the probe's per-connection scope trial); Do only.
 	Fresh bool
+}
+
+// Variation is how s's request differs from the run's own.
+func (s Shot) Variation() Variation {
+	return Variation{Method: s.Method, Target: s.Target, Extra: s.Extra, Drop: s.Drop}
 }
 
 // Engine sends shots and hands every result to its sinks.
@@ -318,7 +329,7 @@ func (e *Engine) wire(key string) []byte {
 	e.wiresMu.Lock()
 	defer e.wiresMu.Unlock()
 	if w, ok = e.wires[key]; !ok {
-		w = e.req.wire(key)
+		w = e.req.wire(key, Variation{})
 		e.wires[key] = w
 	}
 	return w
@@ -346,12 +357,12 @@ func (e *Engine) emit(r *results.Result) {
 // send performs shot s's request synchronously, recording it in r.
 func (e *Engine) send(ctx context.Context, r *results.Result, s Shot) {
 	if e.h2 != nil {
-		e.h2For(s.Source).roundTrip(ctx, e, r, s.Extra) // h2.go
+		e.h2For(s.Source).roundTrip(ctx, e, r, s.Variation()) // h2.go
 		return
 	}
 	wire := e.wire(r.Key)
-	if len(s.Extra) > 0 {
-		wire = e.req.wire(r.Key, s.Extra...)
+	if v := s.Variation(); v.varies() {
+		wire = e.req.wire(r.Key, v)
 	}
 	if s.Fresh {
 		e.freshRoundTrip(ctx, wire, r, s.Source) // source.go

@@ -34,6 +34,7 @@ type h1conn struct {
 	rec     *recordingConn // under TLS: raw, able to hold back the records of a burst's tail
 	br      *bufio.Reader
 	used    bool // has served a request: a failure before any byte may be a stale keep-alive
+	head    bool // the request under way is a HEAD: its response has no content
 	// certAsked: the server asked for a client certificate and none was
 	// configured (see noteCertRequest); a later failure is then explained.
 	certAsked bool
@@ -178,6 +179,7 @@ func (h *h1conn) explain(err error) error {
 // encrypted, to be written onto the TCP connection below TLS. The owner
 // then reads the response with await.
 func (h *h1conn) prewrite(ctx context.Context, wire []byte) (sock net.Conn, tail []byte, err error) {
+	h.head = bytes.HasPrefix(wire, headLine)
 	if err := h.ready(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -203,6 +205,7 @@ func (h *h1conn) prewrite(ctx context.Context, wire []byte) (sock net.Conn, tail
 // exchange writes and reads one request/response. gotByte reports whether
 // any response byte arrived (after which a retry would be wrong).
 func (h *h1conn) exchange(wire []byte, start time.Time, r *results.Result) (gotByte bool, err error) {
+	h.head = bytes.HasPrefix(wire, headLine)
 	if _, err := h.c.Write(wire); err != nil {
 		return false, err
 	}
@@ -244,6 +247,10 @@ func (h *h1conn) readAfterFirstByte(start time.Time, r *results.Result) error {
 func expire(c net.Conn) { _ = c.SetDeadline(time.Unix(1, 0)) }
 
 var errMidResponse = errors.New("connection closed mid-response")
+
+// headLine starts a HEAD request: its response has no content, whatever
+// its Content-Length says (a bypass trial sends HEAD for GET).
+var headLine = []byte("HEAD ")
 
 // readResponse parses status line, headers and body framing.
 func (h *h1conn) readResponse(r *results.Result) (keepAlive bool, err error) {
@@ -314,7 +321,7 @@ func (h *h1conn) readResponse(r *results.Result) (keepAlive bool, err error) {
 		r.Status = code
 		var body io.Reader
 		switch {
-		case code == 204 || code == 304:
+		case code == 204 || code == 304 || h.head: // RFC 9112 §6.3: no content
 			return keepAlive, nil
 		case chunked:
 			body = httputil.NewChunkedReader(h.br)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -230,36 +229,26 @@ func (c *h2client) conn(ctx context.Context) (*h2conn, error) {
 	return h, nil
 }
 
-// frames builds the request as HTTP/2 frames on stream id.
-func (c *h2client) frames(id uint32, key string, extra ...string) []byte {
+// frames builds the request, varied by v, as HTTP/2 frames on stream id.
+func (c *h2client) frames(id uint32, key string, v Variation) []byte {
 	r := c.req
 	var block []byte
 	field := func(name, value string) { block = appendLiteral(block, name, value) }
-	field(":method", r.Method)
+	method := r.method(v)
+	field(":method", method)
 	field(":scheme", "https")
 	field(":authority", r.host())
-	field(":path", r.URL.RequestURI())
-	if r.Header.Get("User-Agent") == "" {
-		field("user-agent", "ratecheck")
-	}
-	for name, values := range r.Header {
-		switch strings.ToLower(name) {
-		case "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
-			continue // carried by :authority, or not allowed in HTTP/2
+	field(":path", r.target(v))
+	r.fields(key, v, func(name, value string) {
+		switch name = strings.ToLower(name); name {
+		case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
+			// not allowed in HTTP/2
+		default:
+			field(name, value)
 		}
-		for _, v := range values {
-			field(strings.ToLower(name), v)
-		}
-	}
-	if r.KeyHeader != "" && key != "" {
-		field(strings.ToLower(r.KeyHeader), key)
-	}
-	for _, line := range extra {
-		name, value, _ := strings.Cut(line, ":")
-		field(strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(value))
-	}
+	})
 	withBody := len(r.Body) > 0
-	if withBody || r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
+	if r.bodyLength(method) {
 		field("content-length", strconv.Itoa(len(r.Body)))
 	}
 	flags := byte(0x4) // END_HEADERS
@@ -285,7 +274,7 @@ func (c *h2client) frames(id uint32, key string, extra ...string) []byte {
 // above the default maximum frame size, or a body above the server's
 // initial flow-control window.
 func (c *h2client) checkRequest() error {
-	if n := len(c.frames(1, strings.Repeat("k", 64))); n > 16384+9+len(c.req.Body)+9*(len(c.req.Body)/16384+1) {
+	if n := len(c.frames(1, strings.Repeat("k", 64), Variation{})); n > 16384+9+len(c.req.Body)+9*(len(c.req.Body)/16384+1) {
 		return errors.New("request headers too large for one HTTP/2 frame (16 KiB)")
 	}
 	if len(c.req.Body) > 65535 {
@@ -572,7 +561,7 @@ func (c *h2client) close() {
 
 // send starts r (with the shot's extra header lines) on a connection now
 // and calls done when it is final.
-func (c *h2client) send(ctx context.Context, e *Engine, r *results.Result, extra []string, done func()) {
+func (c *h2client) send(ctx context.Context, e *Engine, r *results.Result, v Variation, done func()) {
 	c.watchRun(ctx)
 	h, err := c.conn(ctx)
 	if err != nil {
@@ -583,7 +572,7 @@ func (c *h2client) send(ctx context.Context, e *Engine, r *results.Result, extra
 	}
 	stamp(r, h.local, h.serial)
 	id := h.open(r, e.start, done)
-	b := c.frames(id, r.Key, extra...)
+	b := c.frames(id, r.Key, v)
 	r.Sent = e.Now()
 	_ = h.write(b)
 }
@@ -605,8 +594,8 @@ func (c *h2client) warm(ctx context.Context) {
 }
 
 // roundTrip sends r (with extra header lines) and waits for it.
-func (c *h2client) roundTrip(ctx context.Context, e *Engine, r *results.Result, extra []string) {
+func (c *h2client) roundTrip(ctx context.Context, e *Engine, r *results.Result, v Variation) {
 	done := make(chan struct{})
-	c.send(ctx, e, r, extra, func() { close(done) })
+	c.send(ctx, e, r, v, func() { close(done) })
 	<-done // ctx's end settles it too (watchRun)
 }

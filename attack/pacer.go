@@ -317,7 +317,7 @@ func (e *Engine) dispatchH2(ctx context.Context, n int, plan func(i int) Shot) {
 		}
 		r, s := e.newResult(s)
 		e.wg.Add(1)
-		e.h2.send(ctx, e, r, s.Extra, func() {
+		e.h2.send(ctx, e, r, s.Variation(), func() {
 			<-e.inflight
 			e.emit(r)
 			e.wg.Done()

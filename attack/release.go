@@ -266,7 +266,7 @@ func (e *Engine) burstH2(ctx context.Context, at time.Duration, shots []Shot) {
 				e.wg.Done()
 			}()
 		})
-		g.frames = append(g.frames, e.h2.frames(id, r.Key)...)
+		g.frames = append(g.frames, e.h2.frames(id, r.Key, Variation{})...)
 		g.rs = append(g.rs, r)
 	}
 	slots := make([]*armed, len(groups))

@@ -59,39 +59,88 @@ func NewRequest(method, rawURL string, headers []string, body string) (*Request,
 	return r, nil
 }
 
-// wire serialises the request as HTTP/1.1 bytes with key as the value of
-// KeyHeader, and the extra header lines of a shot. Built once per distinct
-// key and reused: the hot path then only writes a prepared slice.
-// Wire is the request as it goes on an HTTP/1.1 connection, with key in
-// the key header and extra header lines: what a simulated server reads.
-func (r *Request) Wire(key string, extra ...string) []byte { return r.wire(key, extra...) }
+// Variation is how one shot's request differs from the run's own (the
+// probe's scope and bypass trials); the zero value changes nothing.
+type Variation struct {
+	Method string // the method, when not the request's own
+	Target string // the request-target (path and query), when not the own
+	// Extra are header lines ("Name: value") added to this request; a
+	// name among them replaces the request's own header of that name.
+	Extra []string
+	Drop  []string // names of the request's own headers left out (Cookie)
+}
 
-func (r *Request) wire(key string, extra ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString(r.Method)
-	b.WriteByte(' ')
-	b.WriteString(r.URL.RequestURI())
-	b.WriteString(" HTTP/1.1\r\nHost: ")
-	b.WriteString(r.host())
-	b.WriteString("\r\n")
-	if r.Header.Get("User-Agent") == "" {
-		b.WriteString("User-Agent: ratecheck\r\n")
+// varies reports a variation that changes something.
+func (v Variation) varies() bool {
+	return v.Method != "" || v.Target != "" || len(v.Extra) > 0 || len(v.Drop) > 0
+}
+
+// method and target are v's, or the request's own.
+func (r *Request) method(v Variation) string {
+	if v.Method != "" {
+		return v.Method
+	}
+	return r.Method
+}
+
+func (r *Request) target(v Variation) string {
+	if v.Target != "" {
+		return v.Target
+	}
+	return r.URL.RequestURI()
+}
+
+// fields calls add with every header field of the request varied by v, in
+// the order they go on the wire, but Host (HTTP/1.1 writes it first,
+// HTTP/2 carries it as :authority) and Content-Length.
+func (r *Request) fields(key string, v Variation, add func(name, value string)) {
+	replaced := map[string]bool{}
+	for _, line := range v.Extra {
+		name, _, _ := strings.Cut(line, ":")
+		replaced[strings.ToLower(strings.TrimSpace(name))] = true
+	}
+	for _, name := range v.Drop {
+		replaced[strings.ToLower(name)] = true
+	}
+	if r.Header.Get("User-Agent") == "" && !replaced["user-agent"] {
+		add("User-Agent", "ratecheck")
 	}
 	for name, values := range r.Header {
-		if strings.EqualFold(name, "Host") {
-			continue // written first, once
+		if strings.EqualFold(name, "Host") || replaced[strings.ToLower(name)] {
+			continue
 		}
-		for _, v := range values {
-			b.WriteString(name + ": " + v + "\r\n")
+		for _, value := range values {
+			add(name, value)
 		}
 	}
 	if r.KeyHeader != "" && key != "" {
-		b.WriteString(r.KeyHeader + ": " + key + "\r\n")
+		add(r.KeyHeader, key)
 	}
-	for _, line := range extra {
-		b.WriteString(line + "\r\n")
+	for _, line := range v.Extra {
+		name, value, _ := strings.Cut(line, ":")
+		add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
-	if len(r.Body) > 0 || r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
+}
+
+// bodyLength says whether the request carries Content-Length: a body, or
+// a method whose body may be empty but is expected.
+func (r *Request) bodyLength(method string) bool {
+	return len(r.Body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
+}
+
+// Wire is the request as it goes on an HTTP/1.1 connection, with key in
+// the key header and varied by v: what a simulated server reads.
+func (r *Request) Wire(key string, v Variation) []byte { return r.wire(key, v) }
+
+// wire serialises the request as HTTP/1.1 bytes with key as the value of
+// KeyHeader, varied by v. Built once per distinct key and reused (the
+// engine's wires): the hot path then only writes a prepared slice.
+func (r *Request) wire(key string, v Variation) []byte {
+	var b bytes.Buffer
+	method := r.method(v)
+	b.WriteString(method + " " + r.target(v) + " HTTP/1.1\r\nHost: " + r.host() + "\r\n")
+	r.fields(key, v, func(name, value string) { b.WriteString(name + ": " + value + "\r\n") })
+	if r.bodyLength(method) {
 		b.WriteString("Content-Length: " + strconv.Itoa(len(r.Body)) + "\r\n")
 	}
 	b.WriteString("\r\n")

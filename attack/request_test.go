@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -73,7 +74,7 @@ func TestQueryEscapedOnTheRequestLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, _, _ := strings.Cut(string(req.wire("")), "\r\n")
+	line, _, _ := strings.Cut(string(req.wire("", Variation{})), "\r\n")
 	if want := "GET /p%20a?q=a%20b%22%3C%3E%7C&r=%41~ HTTP/1.1"; line != want {
 		t.Fatalf("request line %q, want %q", line, want)
 	}
@@ -102,4 +103,45 @@ func runRequest(t *testing.T, req *Request, p Profile, opt Options) results.Repo
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// A shot's variation reaches the server as sent, over HTTP/1.1 through Do:
+// its method and raw request-target, its header lines replacing the
+// request's own of that name (one User-Agent, not two), the headers it
+// drops left out. A HEAD's response has no content, whatever its
+// Content-Length says: the connection serves the next request at once.
+func TestShotVariationReachesTheServer(t *testing.T) {
+	type seen struct{ method, uri, agent, cookie, client string }
+	got := make(chan seen, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- seen{r.Method, r.RequestURI, strings.Join(r.Header.Values("User-Agent"), "|"), r.Header.Get("Cookie"), r.Header.Get("True-Client-IP")}
+		w.Header().Set("Content-Length", "5")
+		_, _ = w.Write([]byte("hello"))
+	}))
+	defer srv.Close()
+	req, err := NewRequest("GET", srv.URL+"/api?page=1", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Cookie", "session=1")
+	e := New(req, Options{Timeout: 2 * time.Second})
+	ctx := e.Begin(context.Background())
+	defer e.Finish()
+	for _, c := range []struct {
+		shot Shot
+		want seen
+	}{
+		{Shot{Method: "HEAD"}, seen{"HEAD", "/api?page=1", "ratecheck", "session=1", ""}},
+		{Shot{Target: "//api?page=1&ratecheck=2", Extra: []string{"User-Agent: other", "True-Client-IP: 203.0.113.2"}, Drop: []string{"Cookie"}},
+			seen{"GET", "//api?page=1&ratecheck=2", "other", "", "203.0.113.2"}},
+		{Shot{}, seen{"GET", "/api?page=1", "ratecheck", "session=1", ""}},
+	} {
+		r, ok := e.Do(ctx, c.shot)
+		if !ok || r.Error != "" || r.Status != 200 {
+			t.Fatalf("%+v: %+v", c.shot, r)
+		}
+		if s := <-got; s != c.want {
+			t.Errorf("%+v: the server saw %+v, want %+v", c.shot, s, c.want)
+		}
+	}
 }

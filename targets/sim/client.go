@@ -94,7 +94,7 @@ func (cl *client) send(s attack.Shot, t time.Duration, armed bool) *flight {
 
 // request is what the server reads: the engine's own bytes, parsed.
 func (cl *client) request(s attack.Shot, c *conn) *http.Request {
-	wire := cl.n.req.Wire(s.Key, s.Extra...)
+	wire := cl.n.req.Wire(s.Key, s.Variation())
 	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(wire)))
 	if err != nil {
 		panic("sim: the engine's request does not parse: " + err.Error())
