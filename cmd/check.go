@@ -68,6 +68,7 @@ check"). Unknown keys are errors naming the key and its line.`,
 		RunE: func(c *cobra.Command, args []string) error { return runCheck(c, &f, args) },
 	}
 	f.register(c)
+	f.registerBypass(c)
 	registerTargetFlags(c)
 	fs := c.Flags()
 	fs.DurationVar(&f.maxTime, flagMaxTime, 0, "time budget of each probe (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")

@@ -74,6 +74,7 @@ DIR/ratecheck-compare-TIME-N.jsonl (the default, in the current directory).`,
 		RunE: func(c *cobra.Command, args []string) error { return runCompare(c, &f, args) },
 	}
 	f.register(c)
+	f.registerBypass(c)
 	registerTargetFlags(c)
 	registerOutputFlags(c)
 	fs := c.Flags()

@@ -37,6 +37,17 @@ type requestFlags struct {
 	out         string
 	output      string
 	quiet       bool
+	// The bypass suite of a probe (registerBypass): off, and the methods
+	// it may send besides HEAD.
+	noBypass      bool
+	bypassMethods []string
+}
+
+// registerBypass adds the bypass suite's flags (probe, check, compare).
+func (f *requestFlags) registerBypass(c *cobra.Command) {
+	fs := c.Flags()
+	fs.BoolVar(&f.noBypass, "no-bypass", false, "skip the bypass trials (forged client-address headers, path spellings, HEAD, a new connection, User-Agent) run while the key is exhausted")
+	fs.StringSliceVar(&f.bypassMethods, "bypass-methods", nil, "`METHODS` the bypass trials may send instead of the request's own besides HEAD (POST,PUT: they may change state on the target)")
 }
 
 func (f *requestFlags) register(c *cobra.Command) {
@@ -66,6 +77,8 @@ func (f *requestFlags) validate() error {
 		return usageErr("--output %q: use text or json", f.output)
 	case f.maxRequests < 1:
 		return usageErr("--max-requests must be ≥ 1")
+	case !validMethods(f.bypassMethods):
+		return usageErr("--bypass-methods %q: write HTTP methods joined by commas, e.g. POST,PUT", strings.Join(f.bypassMethods, ","))
 	case f.maxDuration <= 0:
 		return usageErr("--max-duration must be positive")
 	case f.timeout <= 0:
@@ -234,4 +247,14 @@ func openTargets(ctx context.Context, c *cobra.Command, specs []string, where fu
 		tgts[i] = t
 	}
 	return tgts, closeAll, nil
+}
+
+// validMethods: each is an HTTP method token of capital letters.
+func validMethods(ms []string) bool {
+	for _, m := range ms {
+		if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r < 'A' || r > 'Z' }) {
+			return false
+		}
+	}
+	return true
 }

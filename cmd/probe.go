@@ -38,6 +38,7 @@ Headers are used only as hints: inference works from behaviour alone.`,
 		RunE: func(c *cobra.Command, args []string) error { return runProbe(c, &f, args[0]) },
 	}
 	f.register(c)
+	f.registerBypass(c)
 	registerTargetFlags(c)
 	c.Flags().DurationVar(&f.maxTime, flagMaxTime, 0, "time budget of the experiment (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
 	hideMaxDuration(c)

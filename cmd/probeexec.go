@@ -35,7 +35,8 @@ func probeOptions(rf *requestFlags, maxTime time.Duration) probe.Options {
 		}
 		return flagName(field)
 	}
-	return probe.Options{MaxTime: maxTime, MaxRequests: rf.maxRequests, ScopeKey: rf.keyHeader != "", Engine: eo}
+	return probe.Options{MaxTime: maxTime, MaxRequests: rf.maxRequests, ScopeKey: rf.keyHeader != "", Engine: eo,
+		NoBypass: rf.noBypass, BypassMethods: rf.bypassMethods}
 }
 
 // Flag names of the two time budgets: an attack profile's and a probe's.

@@ -63,7 +63,8 @@ var fw = probe.Inference{Family: limiter.FixedWindow, Limit: 5, WindowS: 10, Con
 func TestRubricIsStable(t *testing.T) {
 	want := []string{"status.429", "retry-after.present", "retry-after.valid", "retry-after.accurate", "retry-after.only-on-rejections",
 		"quota.present-on-success", "quota.consistent", "remaining.truthful", "limit.agrees", "reset.sane", "reset.accurate",
-		"burst.over-admission", "problem.json", "cache.429", "scope.spoofable"}
+		"burst.over-admission", "problem.json", "cache.429", "scope.spoofable",
+		"bypass.address", "bypass.path", "bypass.method", "bypass.protocol", "bypass.identity"}
 	if got := CheckIDs(); !slices.Equal(got, want) {
 		t.Fatalf("check IDs %v", got)
 	}

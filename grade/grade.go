@@ -17,11 +17,12 @@ import (
 	"math"
 
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/bypass"
 )
 
 // RubricVersion names the rubric (docs/grading.md) Grade applies: the
 // weights, the caps and the letter bands.
-const RubricVersion = "3"
+const RubricVersion = "4"
 
 // Outcomes of a check.
 const (
@@ -108,26 +109,26 @@ func skip(why string, a ...any) verdict {
 // to 100.
 var rubric = []rule{
 	{"status.429", "rejects with 429 Too Many Requests", SeverityError, "RFC 6585 §4",
-		"every rejection is 429", 12, "C", "rejects with 503/403 instead of 429", checkStatus},
+		"every rejection is 429", 10, "C", "rejects with 503/403 instead of 429", checkStatus},
 	{"retry-after.present", "Retry-After on rejections", SeverityError, "RFC 6585 §4; RFC 9110 §10.2.3",
-		"Retry-After on every 429/503", 11, "C", "no Retry-After", checkRetryAfterPresent},
+		"Retry-After on every 429/503", 10, "C", "no Retry-After", checkRetryAfterPresent},
 	{"retry-after.valid", "Retry-After is delay-seconds or an IMF-fixdate", SeverityError, "RFC 9110 §10.2.3, §5.6.7",
-		"1*DIGIT or an IMF-fixdate HTTP-date", 8, "C", "invalid Retry-After", checkRetryAfterValid},
+		"1*DIGIT or an IMF-fixdate HTTP-date", 7, "C", "invalid Retry-After", checkRetryAfterValid},
 	// A too-short Retry-After caps at C (the verdict says so): it sends
 	// obeying clients back early, the retry storm the header exists to
 	// prevent, so it is no better than none. A far too long one caps at B.
 	{"retry-after.accurate", "Retry-After tells the real wait", SeverityError, "RFC 9110 §10.2.3",
-		"a request sent in silence when Retry-After says is admitted; the real wait is not under half of Retry-After", 10, "B", "Retry-After inaccurate", checkRetryAfterAccurate},
+		"a request sent in silence when Retry-After says is admitted; the real wait is not under half of Retry-After", 9, "B", "Retry-After inaccurate", checkRetryAfterAccurate},
 	{"retry-after.only-on-rejections", "Retry-After only on rejections", SeverityWarn, "RFC 6585 §4; RFC 9110 §10.2.3",
 		"no Retry-After on a 2xx", 2, "", "", checkRetryAfterOnlyOnRejections},
 	{"quota.present-on-success", "quota headers on successful responses", SeverityError, "draft-ietf-httpapi-ratelimit-headers-10 §4; X-RateLimit-* convention",
-		"X-RateLimit-* or RateLimit/RateLimit-Policy on every 2xx", 8, "B", "no quota headers on successes", checkQuotaPresent},
+		"X-RateLimit-* or RateLimit/RateLimit-Policy on every 2xx", 7, "B", "no quota headers on successes", checkQuotaPresent},
 	{"quota.consistent", "quota headers agree with themselves", SeverityError, "draft-ietf-httpapi-ratelimit-headers-10 §3–4",
-		"well-formed; Remaining ≤ Limit, r ≤ q; both styles say the same; the policy does not change; integers are integers", 7, "B", "inconsistent quota headers", checkQuotaConsistent},
+		"well-formed; Remaining ≤ Limit, r ≤ q; both styles say the same; the policy does not change; integers are integers", 6, "B", "inconsistent quota headers", checkQuotaConsistent},
 	{"remaining.truthful", "Remaining tells the truth", SeverityError, "draft-ietf-httpapi-ratelimit-headers-10 §4.1",
-		"falls by one per admission in a burst, is 0 when the next request is rejected, never claims capacity that is not there", 10, "C", "Remaining lies", checkRemainingTruthful},
+		"falls by one per admission in a burst, is 0 when the next request is rejected, never claims capacity that is not there", 9, "C", "Remaining lies", checkRemainingTruthful},
 	{"limit.agrees", "advertised limit matches the behaviour", SeverityError, "draft-ietf-httpapi-ratelimit-headers-10 §3.1",
-		"Limit / q within ±max(1, 10%) of the capacity a confident inference measured; no burst admits more", 7, "B", "advertised limit disagrees with the behaviour", checkLimitAgrees},
+		"Limit / q within ±max(1, 10%) of the capacity a confident inference measured; no burst admits more", 6, "B", "advertised limit disagrees with the behaviour", checkLimitAgrees},
 	{"reset.sane", "Reset is in the future and plausible", SeverityError, "X-RateLimit-* convention (headers.md); draft-ietf-httpapi-ratelimit-headers-10 §4.2",
 		"not in the past, not beyond 2× the window/refill time, epoch seconds or delta seconds", 4, "B", "Reset in the past or implausible", checkResetSane},
 	{"reset.accurate", "Reset follows the state", SeverityError, "X-RateLimit-* convention (headers.md); draft-ietf-httpapi-ratelimit-headers-10 §4.2",
@@ -139,7 +140,17 @@ var rubric = []rule{
 	{"cache.429", "a 429 cannot be stored by a cache", SeverityError, "RFC 6585 §4; RFC 9111 §3",
 		"Cache-Control: no-store (or no explicit freshness) on 429", 3, "B", "429 may be cached", checkCache429},
 	{"scope.spoofable", "the limit cannot be bypassed with a forged proxy header", SeverityError, "RFC 7239 §8; OWASP API4:2023 (unrestricted resource consumption)",
-		"fresh X-Forwarded-For, X-Real-IP and Forwarded values from an exhausted address are rejected", 5, "D", "anyone can bypass this limit by sending X-Forwarded-For", checkScopeSpoofable},
+		"fresh X-Forwarded-For, X-Real-IP and Forwarded values from an exhausted address are rejected", 4, "D", "anyone can bypass this limit by sending X-Forwarded-For", checkScopeSpoofable},
+	{"bypass.address", "no other client-address header gets around the limit", SeverityError, "OWASP API4:2023; RFC 7239 §8",
+		"fresh X-Client-IP, True-Client-IP, CF-Connecting-IP (and five more) values, and X-Forwarded-For lists or doubled lines, from an exhausted key are rejected like it", 2, "D", "anyone can get around this limit with a client-address header", checkBypass(bypass.Address)},
+	{"bypass.path", "another spelling of the path does not get around the limit", SeverityError, "OWASP API4:2023; RFC 3986 §6",
+		"a trailing slash, another letter case, a doubled slash, an encoded letter or space, a junk or reordered query is rejected like the exhausted key, or not served", 2, "D", "anyone can get around this limit by spelling the path another way", checkBypass(bypass.Path)},
+	{"bypass.method", "another method does not get around the limit", SeverityError, "OWASP API4:2023; RFC 9110 §9.3.2",
+		"HEAD for GET (and the methods --bypass-methods allows) is rejected like the exhausted key, or not served", 2, "D", "anyone can get around this limit with another method", checkBypass(bypass.Method)},
+	{"bypass.protocol", "a new connection does not get around the limit", SeverityError, "OWASP API4:2023",
+		"the same request on a new connection is rejected like the exhausted key", 2, "D", "anyone can get around this limit by reconnecting", checkBypass(bypass.Protocol)},
+	{"bypass.identity", "another User-Agent or no cookies does not get around the limit", SeverityError, "OWASP API4:2023",
+		"a fresh User-Agent (and the request without its cookies, when it has any) is rejected like the exhausted key", 2, "D", "anyone can get around this limit by changing its User-Agent", checkBypass(bypass.Identity)},
 }
 
 // Grade runs every check of the rubric on the observation and grades it.

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"github.com/ratecheck/ratecheck/probe/bypass"
 	"math"
 	"sort"
 	"strings"
@@ -54,6 +55,9 @@ type Inference struct {
 	ScopeTrials []observation.ScopeTrial `json:"scope_trials,omitempty"`
 	Spoofable   []string                 `json:"spoofable,omitempty"`
 	SpoofTested bool                     `json:"spoof_tested,omitempty"`
+	// Bypass is what the bypass suite tried while the key was exhausted
+	// (probe/bypass); nil when it did not run.
+	Bypass *bypass.Suite `json:"bypass,omitempty"`
 	// Replicas counting alone behind a balancer, the limit each advertised
 	// and what they admit together (replicas.go); 0 when not seen.
 	Replicas        int `json:"replicas,omitempty"`
@@ -128,6 +132,7 @@ func infer(o *observation.Observation) Inference {
 	evs := o.Events()
 	inf := Inference{Decisions: len(evs)}
 	inf.setScope(o.ScopeFindings())     // scope.go
+	inf.Bypass = bypassSuite(o)         // bypass.go
 	inf.setReplicas(replicaFindings(o)) // replicas.go
 	inf.Failures = failuresOf(o)        // failures.go
 	if o.Stopped == observation.StopInterrupted {

@@ -91,7 +91,7 @@ func runPlan(ctx context.Context, e attack.Network, col *attack.Collector, opt O
 	if p.budget.GrewTo > 0 {
 		p.note("the time budget grew from %s to %s: %s", fmtSpan(p.budget.MaxTime), fmtSpan(p.budget.GrewTo), p.budget.Why)
 	}
-	obs := &observation.Observation{Start: e.Start(), Notes: p.notes, Budget: p.budget}
+	obs := &observation.Observation{Start: e.Start(), Notes: p.notes, Budget: p.budget, Bypass: opt.bypassBase}
 	for _, r := range col.Results() {
 		obs.Results = append(obs.Results, *r)
 	}
@@ -168,14 +168,15 @@ func (p *planner) run(ctx context.Context) error {
 	// last, in what is left: each needs a fit of the run so far, seconds of
 	// CPU on a long run and a loaded machine, so the first is fitted on the
 	// trace while the scope trials and the silent waits run.
-	scopeShare := p.scopeTime()
+	scopeShare := p.scopeTime() + p.bypassTime()
 	p.deadline -= scopeShare
 	p.trace(ctx)
 	p.deadline += scopeShare
 	fitCtx, abandon := context.WithCancel(ctx)
 	defer abandon() // a background fit still running when the plan ends
 	ties := &pendingFit{ch: p.fitTies(fitCtx)}
-	p.scopeTrials(ctx) // plan_scope.go
+	p.scopeTrials(ctx)  // plan_scope.go
+	p.bypassTrials(ctx) // plan_bypass.go
 	silent(ties)
 	p.splitTies(ctx, ties) // plan_split.go: the experiment that separates tied models
 	return ctx.Err()

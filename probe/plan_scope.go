@@ -125,7 +125,7 @@ func (p *planner) scopeTrials(ctx context.Context) {
 				p.note("scope trials cut short: the probe's time is spent")
 				return
 			}
-			if why := p.exhaustOwn(ctx); why != "" {
+			if why := p.exhaustOwn(ctx, observation.PhaseScopeRef); why != "" {
 				p.note("scope trials not run: %s", why)
 				return
 			}
@@ -145,9 +145,9 @@ func (p *planner) scopeTrials(ctx context.Context) {
 	}
 }
 
-// exhaustOwn sends the probe's own requests one at a time until one is
-// rejected (bounded in number and time); why not, when none was.
-func (p *planner) exhaustOwn(ctx context.Context) string {
+// exhaustOwn sends the probe's own requests of phase one at a time until
+// one is rejected (bounded in number and time); why not, when none was.
+func (p *planner) exhaustOwn(ctx context.Context, phase string) string {
 	until := p.e.Now() + scopeExhaustTime
 	admitted := 0
 	for i := range scopeExhaustMax {
@@ -157,7 +157,7 @@ func (p *planner) exhaustOwn(ctx context.Context) string {
 		case p.e.Now() > until:
 			return fmt.Sprintf("none of %d requests one at a time over %s was rejected (%d admitted; a concurrency cap, or a queue, limits no identity that way)", i, scopeExhaustTime, admitted)
 		}
-		r, ok := p.e.Do(ctx, attack.Shot{Phase: observation.PhaseScopeRef})
+		r, ok := p.e.Do(ctx, attack.Shot{Phase: phase})
 		if !ok {
 			return "the run ended"
 		}

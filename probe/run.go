@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ratecheck/ratecheck/probe/bypass"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -52,6 +54,11 @@ type Options struct {
 	// expect.StatedBy): a burst that admits more refutes one, and the
 	// plan stops there (stated.go).
 	Stated []Stated
+	// NoBypass skips the bypass trials (probe/bypass, plan_bypass.go);
+	// BypassMethods are the methods besides HEAD they may send instead of
+	// the request's own (they may change state: only when the user says).
+	NoBypass      bool
+	BypassMethods []string
 
 	// adaptive: no MaxTime was given, so the budget may grow.
 	adaptive bool
@@ -60,6 +67,8 @@ type Options struct {
 	// secondWhy why there is none.
 	secondSource netip.Addr
 	secondWhy    string
+	// bypassBase is what the bypass trials are made from (the request).
+	bypassBase bypass.Base
 }
 
 // Defaults for a probe's budget: the bar is ≤ max(20 s, 3 W) and
@@ -159,6 +168,7 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	col := attack.NewCollector(true)
 	lost := &lostWatch{} // failures.go: a dead target ends the plan
 	opt.Engine.Sources, opt.secondSource, opt.secondWhy = scopeSources(req.URL, opt.Engine.Sources)
+	opt.bypassBase = bypassBase(req.Method, req.URL, req.Header.Get("Cookie") != "", opt.BypassMethods)
 	eo := opt.Engine
 	// The plan stops sending answerGrace before MaxTime; the engine's hard
 	// stop is the budget itself, so a probe never overruns it.
@@ -184,7 +194,7 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 		}
 		var err error
 		stream, err = results.CreateStream(opt.ResultsFile, results.StreamHeader{Command: opt.Command, Target: target,
-			URL: req.URL.String(), Profile: "probe", Start: start, Options: budgetOptions(opt)})
+			URL: req.URL.String(), Profile: "probe", Start: start, Options: streamOptions(opt)})
 		if err != nil {
 			return nil, err
 		}
@@ -243,10 +253,10 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	return res, nil
 }
 
-// budgetOptions records the budget in the stream header, so a later report
+// streamOptions records the budget and the method in the stream header, so a later report
 // can say what budget a cut-short phase would have needed.
-func budgetOptions(opt Options) map[string]string {
-	m := map[string]string{"max_requests": strconv.Itoa(opt.MaxRequests), "max_time": opt.MaxTime.String()}
+func streamOptions(opt Options) map[string]string {
+	m := map[string]string{"max_requests": strconv.Itoa(opt.MaxRequests), "max_time": opt.MaxTime.String(), "method": opt.bypassBase.Method}
 	if opt.adaptive {
 		m["max_time_ceiling"] = opt.ceiling().String()
 	}
@@ -266,6 +276,9 @@ func FromRecorded(rec *results.Recorded) *Result {
 	}
 	if d, err := time.ParseDuration(rec.Header.Options["max_time_ceiling"]); err == nil {
 		obs.Budget.Ceiling = d
+	}
+	if u, err := url.Parse(rec.Header.URL); err == nil {
+		obs.Bypass = bypassBase(rec.Header.Options["method"], u, false, nil)
 	}
 	res := &Result{Observation: obs}
 	switch {

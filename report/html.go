@@ -177,6 +177,12 @@ func newPageRun(idx int, r *Run, nruns int) pageRun {
 		if inf.Failures != nil {
 			pr.Facts = append(pr.Facts, [2]string{"failed", failuresLine(inf.Failures)})
 		}
+		if b := inf.Bypass; b != nil {
+			pr.Facts = append(pr.Facts, [2]string{"bypass", b.Summary()})
+			for _, r := range b.Found() {
+				pr.Facts = append(pr.Facts, [2]string{"bypass " + r.Trial, r.Line()})
+			}
+		}
 		for _, a := range inf.Alternatives {
 			s := fmt.Sprintf("%s explains %d", a.Family, a.Explained)
 			if a.Equivalent {

@@ -21,6 +21,9 @@ func Inference(w io.Writer, target string, inf probe.Inference, requests int, el
 	if q := inf.Quota; q != nil {
 		rows = append(rows, []string{"quota (partial)", q.Text()})
 	}
+	if b := inf.Bypass; b != nil {
+		rows = append(rows, []string{"bypass", b.Summary()})
+	}
 	if inf.Failures != nil {
 		rows = append(rows, []string{"failed", failuresLine(inf.Failures)})
 	}
@@ -35,6 +38,12 @@ func Inference(w io.Writer, target string, inf probe.Inference, requests int, el
 	fmt.Fprintln(w, "evidence:")
 	for _, e := range inf.Evidence {
 		fmt.Fprintln(w, "  - "+e)
+	}
+	if b := inf.Bypass; b != nil {
+		fmt.Fprintln(w, "bypass trials (with the key exhausted):")
+		for _, r := range b.Trials {
+			fmt.Fprintln(w, "  "+r.Line())
+		}
 	}
 	for _, n := range notes {
 		fmt.Fprintln(w, "note: "+n)

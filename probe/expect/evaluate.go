@@ -2,6 +2,7 @@ package expect
 
 import (
 	"fmt"
+	"github.com/ratecheck/ratecheck/probe/bypass"
 	"slices"
 	"sort"
 	"strconv"
@@ -159,8 +160,14 @@ func evaluate(e Expectation, f Facts) (result, actual, note string) {
 			return result, actual, note
 		}
 	}
+	if e.Key == KeyBypass && !f.Interrupted {
+		if result, actual, note, ok := evalBypass(f); ok {
+			return result, actual, note
+		}
+	}
 	// A cut-short or inconclusive probe tests nothing — except that a
-	// rejection it saw refutes "no limit", whatever else it got wrong.
+	// rejection it saw refutes "no limit", and a bypass trial that got
+	// around the limit refutes "bypass=none", whatever else it got wrong.
 	if f.Interrupted || !inferred(inf) {
 		if refutesNone(e, f) {
 			return Fail, fmt.Sprintf("a limit (%d of %d requests rejected)", f.rejected(), f.Requests), "untested otherwise: " + whyUntested(f)
@@ -358,4 +365,38 @@ func evalGrade(e Expectation, f Facts) (string, string, string) {
 		return Fail, f.Grade, "not a letter of the rubric"
 	}
 	return is(got <= want), f.Grade, ""
+}
+
+// evalBypass judges bypass=none on the bypass suite (probe/bypass): a trial
+// that got around the limit fails it on any run that was not cut short (the
+// trial ran, whatever the family); a suite that did not run, or a trial
+// that could not be told apart from the limit recovering, leaves it
+// untested; otherwise it passes on an inferred run (ok false: the general
+// rule for an inconclusive one).
+func evalBypass(f Facts) (result, actual, note string, ok bool) {
+	s := f.Inference.Bypass
+	if s == nil {
+		return Untested, "not tested", "the bypass suite did not run (--no-bypass, or the probe never exhausted its key)", true
+	}
+	if found := s.Found(); len(found) > 0 {
+		r := found[0]
+		return Fail, fmt.Sprintf("%s got around the limit (%s)", r.Trial, r.What), fmt.Sprintf("requests %v", r.Seqs), true
+	}
+	var unclear []string
+	for _, r := range s.Trials {
+		if r.Outcome == bypass.Unclear {
+			unclear = append(unclear, r.Trial)
+		}
+	}
+	if len(unclear) > 0 {
+		return Untested, "not tested", "could not be told apart from the limit recovering: " + strings.Join(unclear, ", "), true
+	}
+	if !inferred(f.Inference) {
+		return "", "", "", false
+	}
+	note = ""
+	if len(s.NotRun) > 0 {
+		note = fmt.Sprintf("%d trials not run: %s", len(s.NotRun), strings.Join(s.NotRun, ", "))
+	}
+	return Pass, fmt.Sprintf("none of %d trials got around the limit", len(s.Trials)), note, true
 }

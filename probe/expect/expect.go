@@ -35,11 +35,12 @@ const (
 	KeyRetryAfter  = "retry-after"  // present or absent on every rejection
 	KeyScope       = "scope"        // per_key, per_ip, per_connection or global (per-key spellings too)
 	KeyMinGrade    = "min-grade"    // the response-contract grade is at least this letter
+	KeyBypass      = "bypass"       // none: no bypass trial got around the limit
 )
 
 // keys lists every key, in the order outcomes are reported.
 var keys = [...]string{KeyFamily, KeyRate, KeyBurst, KeyLimit, KeyWindow, KeyMaxInflight,
-	KeyStatus, KeyRetryAfter, KeyScope, KeyMinGrade}
+	KeyStatus, KeyRetryAfter, KeyScope, KeyMinGrade, KeyBypass}
 
 // Keys lists every key, in the order outcomes are reported (a new slice).
 func Keys() []string { return append([]string(nil), keys[:]...) }
@@ -135,6 +136,11 @@ func ParseKV(key, value string) (Expectation, error) {
 			return bad("use per_key, per_ip, per_connection or global (per-key, per-ip and per-connection also work)")
 		}
 		e.Words = []string{w}
+	case KeyBypass:
+		if w := strings.ToLower(v); w != "none" {
+			return bad("use none (no bypass trial gets around the limit)")
+		}
+		e.Words = []string{"none"}
 	case KeyMinGrade:
 		w := strings.ToUpper(v)
 		if !slices.Contains(gradeLetters, w) {
@@ -277,6 +283,8 @@ func (e Expectation) Expected() string {
 		return e.Words[0]
 	case KeyMinGrade:
 		return "grade " + e.Words[0] + " or better"
+	case KeyBypass:
+		return "no bypass trial gets around the limit"
 	}
 	tol, text := e.tolerance()
 	s := e.unit(e.Num)

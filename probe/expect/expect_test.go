@@ -1,6 +1,7 @@
 package expect
 
 import (
+	"github.com/ratecheck/ratecheck/probe/bypass"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +115,10 @@ func TestEvaluate(t *testing.T) {
 	none := probe.Inference{Family: "none", Scope: "untested"}
 	inconclusive := probe.Inference{Family: probe.Inconclusive, Reason: "no model explains the decisions", Scope: "untested"}
 	rej := map[int]int{429: 30}
+	held := &bypass.Suite{Trials: []bypass.Result{{Trial: "junk-query", Outcome: bypass.Held}}, NotRun: []string{"user-agent"}}
+	found := &bypass.Suite{Trials: []bypass.Result{{Trial: "junk-query", What: "a junk query", Outcome: bypass.Found, Seqs: []int{4, 5}}}}
+	unclear := &bypass.Suite{Trials: []bypass.Result{{Trial: "user-agent", Outcome: bypass.Unclear}}}
+	with := func(inf probe.Inference, s *bypass.Suite) probe.Inference { inf.Bypass = s; return inf }
 	cases := []struct {
 		exp    string
 		facts  Facts
@@ -121,6 +126,12 @@ func TestEvaluate(t *testing.T) {
 		actual string // a substring of Actual
 	}{
 		{"family=token_bucket", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Pass, "token_bucket"},
+		{"bypass=none", Facts{Inference: with(fw, held)}, Pass, "none of 1 trials"},
+		{"bypass=none", Facts{Inference: with(inconclusive, found)}, Fail, "junk-query got around the limit"}, // the trial ran, whatever the family
+		{"bypass=none", Facts{Inference: with(inconclusive, held)}, Untested, "inconclusive"},
+		{"bypass=none", Facts{Inference: with(fw, unclear)}, Untested, "not tested"},
+		{"bypass=none", Facts{Inference: fw}, Untested, "not tested"},
+		{"bypass=none", Facts{Inference: with(fw, found), Interrupted: true}, Untested, "not tested"},
 		{"family=fixed_window", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Fail, "token_bucket"},
 		{"family=leaky_shaping", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Pass, "token_bucket"}, // equivalent on this run
 		{"family=token_bucket", Facts{Inference: none}, Fail, "no request was rejected"},

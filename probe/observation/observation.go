@@ -8,6 +8,7 @@ package observation
 
 import (
 	"encoding/json"
+	"github.com/ratecheck/ratecheck/probe/bypass"
 	"sort"
 	"time"
 
@@ -28,6 +29,9 @@ type Observation struct {
 	// Budget is what the probe was allowed (zero when unknown: results
 	// recorded by something else), for reasons that say what would suffice.
 	Budget Budget
+	// Bypass is what the bypass trials were made from: the probe's
+	// request (probe/bypass).
+	Bypass bypass.Base
 }
 
 // Budget is a probe's request and time budget.

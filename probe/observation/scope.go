@@ -2,6 +2,7 @@ package observation
 
 import (
 	"fmt"
+	"github.com/ratecheck/ratecheck/probe/bypass"
 	"slices"
 	"sort"
 	"strconv"
@@ -52,7 +53,12 @@ var SpoofPhases = []string{PhaseScopeXFF, PhaseScopeXRealIP, PhaseScopeForwarded
 // the response contract on. A trial sent as another identity is another
 // client's traffic, counted only when the limit counts every identity
 // together (or, for the second key, when it counts per key, under that key).
+// A bypass trial's request never is: one that got around the limit was
+// counted by another counter, if any.
 func OwnTraffic(phase, scope string) bool {
+	if bypass.IsTrial(phase) {
+		return false
+	}
 	if _, trial := trialIdentity[phase]; !trial {
 		return true
 	}

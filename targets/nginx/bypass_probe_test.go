@@ -1,0 +1,43 @@
+package nginx_test
+
+import (
+	"testing"
+
+	"github.com/ratecheck/ratecheck/internal/testenv"
+	"github.com/ratecheck/ratecheck/probe/bypass"
+)
+
+// Real nginx limits with a defect a bypass trial finds, beside their
+// honest twin: a zone keyed on $request_uri is got around by another
+// spelling of the path, one keyed on a client header by a forged one, and
+// the zone keyed on $binary_remote_addr by nothing.
+func TestProbeFindsNginxBypasses(t *testing.T) {
+	testenv.NeedNginx(t)
+	for _, c := range []struct {
+		conf string
+		kind bypass.Kind // the kind found; "" for none
+	}{
+		{"bypass-request-uri.conf", bypass.Path},
+		{"bypass-client-header.conf", bypass.Address},
+		{"status-429.conf", ""},
+	} {
+		t.Run(c.conf, func(t *testing.T) {
+			t.Parallel() // each probe mostly waits on its own nginx
+			s := probeConf(t, c.conf).Bypass
+			if s == nil {
+				t.Fatal("no bypass trial ran")
+			}
+			for _, r := range s.Found() {
+				if r.Kind != c.kind {
+					t.Errorf("%s (%s) found a way around that %s does not have", r.Trial, r.Kind, c.conf)
+				}
+			}
+			if c.kind != "" && len(s.Found()) == 0 {
+				t.Errorf("%s: no way around found; %s", c.conf, s.Summary())
+			}
+			for _, r := range s.Trials {
+				t.Logf("%s", r.Line())
+			}
+		})
+	}
+}
