@@ -9,8 +9,10 @@ import (
 
 // Real nginx limits with a defect a bypass trial finds, beside their
 // honest twin: a zone keyed on $request_uri is got around by another
-// spelling of the path, one keyed on a client header by a forged one, and
-// the zone keyed on $binary_remote_addr by nothing.
+// spelling of the path, one keyed on a client header by a forged one, one
+// that exempts HEAD by HEAD, one keyed on the User-Agent by another; the
+// zone keyed on $binary_remote_addr by nothing. (A zone keyed on
+// $connection is a limit per connection: the scope trials name it.)
 func TestProbeFindsNginxBypasses(t *testing.T) {
 	testenv.NeedNginx(t)
 	for _, c := range []struct {
@@ -19,6 +21,8 @@ func TestProbeFindsNginxBypasses(t *testing.T) {
 	}{
 		{"bypass-request-uri.conf", bypass.Path},
 		{"bypass-client-header.conf", bypass.Address},
+		{"bypass-head.conf", bypass.Method},
+		{"bypass-user-agent.conf", bypass.Identity},
 		{"status-429.conf", ""},
 	} {
 		t.Run(c.conf, func(t *testing.T) {
