@@ -91,6 +91,10 @@ type Shot struct {
 	// Fresh sends the shot on a connection of its own, opened for it and
 	// closed after (the probe's per-connection scope trial); Do only.
 	Fresh bool
+	// OtherProtocol sends the shot in the HTTP version the run does not
+	// speak: HTTP/2 beside a run's HTTP/1.1 over TLS, HTTP/1.1 beside its
+	// HTTP/2 (the probe's protocol bypass trial, otherproto.go); Do only.
+	OtherProtocol bool
 }
 
 // Variation is how s's request differs from the run's own.
@@ -356,6 +360,14 @@ func (e *Engine) emit(r *results.Result) {
 
 // send performs shot s's request synchronously, recording it in r.
 func (e *Engine) send(ctx context.Context, r *results.Result, s Shot) {
+	if s.OtherProtocol {
+		e.sendOtherProtocol(ctx, r, s)
+		return
+	}
+	if e.h2 != nil && s.Fresh {
+		e.freshH2RoundTrip(ctx, r, s) // source.go
+		return
+	}
 	if e.h2 != nil {
 		e.h2For(s.Source).roundTrip(ctx, e, r, s.Variation()) // h2.go
 		return

@@ -118,6 +118,9 @@ type sourcePools struct {
 	h1  map[netip.Addr]*connPool
 	h2  map[netip.Addr]*h2client
 	all []*connPool
+	// h2other are the HTTP/2 clients of an HTTP/1.1 run's
+	// Shot.OtherProtocol, by source (otherproto.go).
+	h2other map[netip.Addr]*h2client
 }
 
 // poolFor returns the pool the requests of a shot from src go through.
@@ -184,6 +187,9 @@ func (sp *sourcePools) closeIdle() {
 	for _, c := range sp.h2 {
 		h2s = append(h2s, c)
 	}
+	for _, c := range sp.h2other {
+		h2s = append(h2s, c)
+	}
 	sp.mu.Unlock()
 	for _, p := range pools {
 		p.closeIdle()
@@ -217,4 +223,15 @@ func (e *Engine) freshRoundTrip(ctx context.Context, wire []byte, r *results.Res
 	c.local = src
 	defer c.close()
 	c.roundTrip(ctx, wire, e.start, r)
+}
+
+// freshH2RoundTrip is freshRoundTrip for an HTTP/2 run: s's request on an
+// HTTP/2 connection opened for it alone, closed after.
+func (e *Engine) freshH2RoundTrip(ctx context.Context, r *results.Result, s Shot) {
+	c := newH2client(e.addr, e.req, e.opt)
+	if s.Source.IsValid() {
+		c.local = func() netip.Addr { return s.Source }
+	}
+	defer c.close()
+	c.roundTrip(ctx, e, r, s.Variation())
 }
