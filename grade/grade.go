@@ -22,7 +22,7 @@ import (
 
 // RubricVersion names the rubric (docs/grading.md) Grade applies: the
 // weights, the caps and the letter bands.
-const RubricVersion = "4"
+const RubricVersion = "5"
 
 // Outcomes of a check.
 const (
@@ -147,7 +147,7 @@ var rubric = []rule{
 		"a trailing slash, another letter case, a doubled slash, an encoded letter or space, a junk or reordered query is rejected like the exhausted key, or not served", 2, "D", "anyone can get around this limit by spelling the path another way", checkBypass(bypass.Path)},
 	{"bypass.method", "another method does not get around the limit", SeverityError, "OWASP API4:2023; RFC 9110 §9.3.2",
 		"HEAD for GET (and the methods --bypass-methods allows) is rejected like the exhausted key, or not served", 2, "D", "anyone can get around this limit with another method", checkBypass(bypass.Method)},
-	{"bypass.protocol", "a new connection does not get around the limit", SeverityError, "OWASP API4:2023",
+	{"bypass.protocol", "a new connection, or the other HTTP version, does not get around the limit", SeverityError, "OWASP API4:2023",
 		"the same request on a new connection is rejected like the exhausted key", 2, "D", "anyone can get around this limit by reconnecting", checkBypass(bypass.Protocol)},
 	{"bypass.identity", "another User-Agent or no cookies does not get around the limit", SeverityError, "OWASP API4:2023",
 		"a fresh User-Agent (and the request without its cookies, when it has any) is rejected like the exhausted key", 2, "D", "anyone can get around this limit by changing its User-Agent", checkBypass(bypass.Identity)},

@@ -12,11 +12,11 @@ import (
 // made from. A recorded probe keeps its URL and method in the stream
 // header; the rest (cookies, the methods the user allowed) only decides
 // which trials run, and a trial that ran is read back by its name.
-func bypassBase(method string, u *url.URL, cookie bool, methods []string) bypass.Base {
+func bypassBase(method string, u *url.URL, http2, cookie bool, methods []string) bypass.Base {
 	if method == "" {
 		method = "GET"
 	}
-	return bypass.Base{Method: method, Target: u.RequestURI(), Cookie: cookie, Methods: methods}
+	return bypass.Base{Method: method, Target: u.RequestURI(), Cookie: cookie, Methods: methods, TLS: u.Scheme == "https", HTTP2: http2}
 }
 
 // bypassSuite reads the bypass trials back from the results; nil when none

@@ -141,7 +141,7 @@ func (p *planner) bypassTrial(ctx context.Context, t bypass.Trial, sent map[stri
 // trialShot is the n-th request of trial t.
 func trialShot(t bypass.Trial, n int) attack.Shot {
 	v := t.Request(n)
-	return attack.Shot{Phase: bypass.TrialPhase(t), Method: v.Method, Target: v.Target, Extra: v.Set, Drop: v.Drop, Fresh: v.Fresh}
+	return attack.Shot{Phase: bypass.TrialPhase(t), Method: v.Method, Target: v.Target, Extra: v.Set, Drop: v.Drop, Fresh: v.Fresh, OtherProtocol: v.OtherProtocol != ""}
 }
 
 // trialNames lists trials by name, but those of a kind already found.

@@ -168,7 +168,7 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	col := attack.NewCollector(true)
 	lost := &lostWatch{} // failures.go: a dead target ends the plan
 	opt.Engine.Sources, opt.secondSource, opt.secondWhy = scopeSources(req.URL, opt.Engine.Sources)
-	opt.bypassBase = bypassBase(req.Method, req.URL, req.Header.Get("Cookie") != "", opt.BypassMethods)
+	opt.bypassBase = bypassBase(req.Method, req.URL, opt.Engine.HTTP2, req.Header.Get("Cookie") != "", opt.BypassMethods)
 	eo := opt.Engine
 	// The plan stops sending answerGrace before MaxTime; the engine's hard
 	// stop is the budget itself, so a probe never overruns it.
@@ -260,6 +260,9 @@ func streamOptions(opt Options) map[string]string {
 	if opt.adaptive {
 		m["max_time_ceiling"] = opt.ceiling().String()
 	}
+	if opt.Engine.HTTP2 {
+		m["http2"] = "true" // the version the bypass trials' other-protocol one did not speak
+	}
 	return m
 }
 
@@ -278,7 +281,7 @@ func FromRecorded(rec *results.Recorded) *Result {
 		obs.Budget.Ceiling = d
 	}
 	if u, err := url.Parse(rec.Header.URL); err == nil {
-		obs.Bypass = bypassBase(rec.Header.Options["method"], u, false, nil)
+		obs.Bypass = bypassBase(rec.Header.Options["method"], u, rec.Header.Options["http2"] == "true", false, nil)
 	}
 	res := &Result{Observation: obs}
 	switch {

@@ -93,7 +93,7 @@ func Judge(seq []Answer) Verdict {
 		case a.Rejected:
 			return Verdict{Held, fmt.Sprintf("rejected (%d) like the key's own requests", a.Status)}
 		case !a.Admitted:
-			return Verdict{NotServed, fmt.Sprintf("answered %s: the server does not serve it, so it neither gets around the limit nor tests it", describe(a))}
+			return Verdict{NotServed, fmt.Sprintf("%s: the server does not serve it, so it neither gets around the limit nor tests it", describe(a))}
 		case i+1 >= len(seq) || !seq[i+1].Own:
 			return Verdict{Unclear, "admitted, and not followed by one of the key's own requests"}
 		}

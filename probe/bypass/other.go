@@ -26,11 +26,22 @@ func methodTrials(b Base) []Trial {
 	return out
 }
 
-// protocolTrials send the own request on a new connection: a limit keyed
-// on the connection gives every reconnect a fresh quota.
-func protocolTrials() []Trial {
-	return []Trial{{Name: "new-connection", Kind: Protocol, What: "the same request on a new connection",
+// protocolTrials send the own request on a new connection (a limit keyed
+// on the connection gives every reconnect a fresh quota) and, on an https
+// target, in the other HTTP version (a limit that counts one of them only:
+// a rule written before HTTP/2 was switched on, a frontend per protocol).
+func protocolTrials(b Base) []Trial {
+	out := []Trial{{Name: "new-connection", Kind: Protocol, What: "the same request on a new connection",
 		Request: func(int) Variant { return Variant{Fresh: true} }}}
+	if b.TLS {
+		name, other, own := "http2", "HTTP/2", "HTTP/1.1"
+		if b.HTTP2 {
+			name, other, own = "http1.1", own, other
+		}
+		out = append(out, Trial{Name: name, Kind: Protocol, What: other + " instead of " + own,
+			Request: func(int) Variant { return Variant{OtherProtocol: other} }})
+	}
+	return out
 }
 
 // identityTrials change what names the client but is not its address: the

@@ -168,7 +168,8 @@ func judgeAttempt(t Trial, recs []Record, n int) Result {
 }
 
 // String is the variant in words, as a request line or header lines show
-// it: "HEAD", "/api/?x", "X-Forwarded-For: 203.0.113.2", "new connection".
+// it: "HEAD", "/api/?x", "X-Forwarded-For: 203.0.113.2", "new connection",
+// "HTTP/2".
 func (v Variant) String() string {
 	var parts []string
 	if v.Method != "" {
@@ -183,6 +184,9 @@ func (v Variant) String() string {
 	}
 	if v.Fresh {
 		parts = append(parts, "new connection")
+	}
+	if v.OtherProtocol != "" {
+		parts = append(parts, v.OtherProtocol)
 	}
 	return strings.Join(parts, "; ")
 }

@@ -31,6 +31,9 @@ type Variant struct {
 	Set    []string // header lines "Name: value", replacing the own of that name
 	Drop   []string // header names left out (Cookie)
 	Fresh  bool     // on a connection of its own
+	// OtherProtocol names the HTTP version the probe does not speak, which
+	// the request goes in ("HTTP/2" beside HTTP/1.1 over TLS, and back).
+	OtherProtocol string
 }
 
 // Trial is one way around the limit.
@@ -56,13 +59,16 @@ type Base struct {
 	// (--bypass-methods); HEAD for GET needs no permission (RFC 9110
 	// §9.3.2: the same response without its content).
 	Methods []string
+	// TLS: the target is https, where a server may speak HTTP/2 beside
+	// HTTP/1.1; HTTP2: the probe speaks HTTP/2 (--http2).
+	TLS, HTTP2 bool
 }
 
 // Trials are every trial that applies to b, in the order they run: the
 // first of each kind, then the rest kind by kind, so a suite cut short by
 // its share of the budget has still tried every kind.
 func Trials(b Base) []Trial {
-	kinds := [][]Trial{addressTrials(), pathTrials(b.Target), methodTrials(b), protocolTrials(), identityTrials(b)}
+	kinds := [][]Trial{addressTrials(), pathTrials(b.Target), methodTrials(b), protocolTrials(b), identityTrials(b)}
 	var first, rest []Trial
 	for _, ts := range kinds {
 		if len(ts) > 0 {

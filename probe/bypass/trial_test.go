@@ -86,7 +86,7 @@ func TestTrialsOnlyWhatIsAllowed(t *testing.T) {
 			t.Errorf("GET http: no %s in %v", n, plain)
 		}
 	}
-	for _, n := range []string{"no-cookies", "method-post"} {
+	for _, n := range []string{"no-cookies", "method-post", "http2", "http1.1"} {
 		if slices.Contains(plain, n) {
 			t.Errorf("GET http: %s tried unasked", n)
 		}
@@ -99,6 +99,15 @@ func TestTrialsOnlyWhatIsAllowed(t *testing.T) {
 	}
 	if slices.Contains(full, "method-head") || slices.Contains(full, "method-post") {
 		t.Errorf("POST: HEAD or its own method tried: %v", full)
+	}
+	// Over TLS the other HTTP version is tried: HTTP/2 beside HTTP/1.1,
+	// HTTP/1.1 beside --http2.
+	for http2, want := range map[bool]string{false: "http2", true: "http1.1"} {
+		ts := Trials(Base{Method: "GET", Target: "/", TLS: true, HTTP2: http2})
+		i := slices.Index(names(ts), want)
+		if i < 0 || ts[i].Kind != Protocol || ts[i].Request(1).String() != map[bool]string{false: "HTTP/2", true: "HTTP/1.1"}[http2] || slices.Contains(names(ts), map[bool]string{false: "http1.1", true: "http2"}[http2]) {
+			t.Errorf("https, http2=%v: trials %v, want %s of kind protocol and not the other", http2, names(ts), want)
+		}
 	}
 	kinds := map[Kind]bool{}
 	for _, tr := range Trials(Base{Method: "GET", Target: "/a"})[:len(Kinds)] {

@@ -375,6 +375,7 @@ type writer struct {
 	backendURL string
 	tlsCert    string // set: each listen placeholder is a TLS listener with this certificate
 	tlsKey     string
+	http2      bool // the TLS listener offers HTTP/2 too
 
 	b       strings.Builder
 	origins []origin // origins[i] is the origin of output line i+1
@@ -407,6 +408,9 @@ func (w *writer) stmt(indent int, s *stmt) {
 		}
 		if w.tlsCert != "" {
 			b.WriteString(" ssl")
+		}
+		if w.tlsCert != "" && w.http2 {
+			b.WriteString(" http2") // nginx 1.22's spelling; 1.25 also takes `http2 on;`
 		}
 	case phBackend:
 		b.WriteString(" " + w.backendURL)

@@ -10,17 +10,20 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"github.com/ratecheck/ratecheck/internal/testenv"
 	"math"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/bypass"
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/nginx"
 )
@@ -69,7 +72,16 @@ const httpsProbeMaxTime = 8 * time.Second
 // and probes it as `ratecheck probe` does.
 func probeNginx(t *testing.T, conf, certFile, keyFile string) probe.Inference {
 	t.Helper()
-	inst, err := nginx.Start(context.Background(), conf, nginx.Options{TLSCertFile: certFile, TLSKeyFile: keyFile, Keep: os.Getenv("KEEP") != ""})
+	return probeNginxWith(t, conf, nginx.Options{TLSCertFile: certFile, TLSKeyFile: keyFile}, false)
+}
+
+// probeNginxWith is probeNginx with nginx's options given, the probe
+// speaking HTTP/2 when http2 is set.
+func probeNginxWith(t *testing.T, conf string, opt nginx.Options, http2 bool) probe.Inference {
+	t.Helper()
+	certFile := opt.TLSCertFile
+	opt.Keep = os.Getenv("KEEP") != ""
+	inst, err := nginx.Start(context.Background(), conf, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +95,7 @@ func probeNginx(t *testing.T, conf, certFile, keyFile string) probe.Inference {
 		t.Fatal(err)
 	}
 	res, err := probe.Run(context.Background(), req, probe.Options{MaxTime: httpsProbeMaxTime,
-		Engine: attack.Options{TLS: attack.TLSOptions{CACertFile: certFile}}})
+		Engine: attack.Options{TLS: attack.TLSOptions{CACertFile: certFile}, HTTP2: http2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +105,12 @@ func probeNginx(t *testing.T, conf, certFile, keyFile string) probe.Inference {
 	return res.Inference
 }
 
+// failedOf counts the requests that got no answer, but a bypass trial's:
+// the http2 trial against a listener without HTTP/2 is refused in ALPN, as
+// it should be (the trial is then "not served").
 func failedOf(rs []results.Result) (n int, first string) {
 	for _, r := range rs {
-		if r.Error != "" {
+		if r.Error != "" && !bypass.IsTrial(r.Phase) {
 			if n == 0 {
 				first = r.Error
 			}
@@ -133,6 +148,48 @@ func TestProbeOverHTTPSMatchesHTTP(t *testing.T) {
 				t.Fatalf("rates disagree: http %s, https %s", plain.Summary(), tls.Summary())
 			}
 			t.Logf("http: %s | https: %s", plain.Summary(), tls.Summary())
+		})
+	}
+}
+
+// A real nginx over TLS offering HTTP/2 beside HTTP/1.1, whose zone counts
+// HTTP/1.x clients only, is got around by the same request over HTTP/2 —
+// and, probed over HTTP/2, by HTTP/1.1 not at all (it is counted); the
+// honest zone on the address holds against either version.
+func TestProbeFindsNginxHTTP2Bypass(t *testing.T) {
+	testenv.NeedNginx(t)
+	certFile, keyFile := selfSignedFiles(t)
+	for _, c := range []struct {
+		conf  string
+		http2 bool   // the probe speaks HTTP/2
+		trial string // the trial that must find a way around; "" for none
+	}{
+		{"bypass-http1-only.conf", false, "http2"},
+		{"status-429.conf", false, ""},
+		{"status-429.conf", true, ""},
+	} {
+		t.Run(fmt.Sprintf("%s/http2=%v", c.conf, c.http2), func(t *testing.T) {
+			t.Parallel() // each probe mostly waits on its own nginx
+			conf := filepath.Join("..", "..", "testdata", "nginx", c.conf)
+			s := probeNginxWith(t, conf, nginx.Options{TLSCertFile: certFile, TLSKeyFile: keyFile, HTTP2: true}, c.http2).Bypass
+			if s == nil {
+				t.Fatal("no bypass trial ran")
+			}
+			other := map[bool]string{false: "http2", true: "http1.1"}[c.http2]
+			ran := false
+			for _, r := range s.Trials {
+				t.Logf("%s", r.Line())
+				ran = ran || r.Trial == other
+				if r.Outcome == bypass.Found && r.Trial != c.trial {
+					t.Errorf("%s found a way around that %s does not have", r.Trial, c.conf)
+				}
+			}
+			if !ran {
+				t.Fatalf("the %s trial did not run: %s", other, s.Summary())
+			}
+			if c.trial != "" && !slices.ContainsFunc(s.Found(), func(r bypass.Result) bool { return r.Trial == c.trial }) {
+				t.Errorf("%s: %s did not get around the limit; %s", c.conf, c.trial, s.Summary())
+			}
 		})
 	}
 }

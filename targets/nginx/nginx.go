@@ -39,6 +39,9 @@ type Options struct {
 	// nginx's ssl_certificate and ssl_certificate_key take them); URL is then
 	// https://. For testing clients over https against a real nginx.
 	TLSCertFile, TLSKeyFile string
+	// HTTP2 makes that TLS listener offer HTTP/2 beside HTTP/1.1 (ALPN),
+	// as `listen … ssl http2` does.
+	HTTP2 bool
 }
 
 // Instance is a running nginx started by Start. Stop it with Stop, or by
@@ -201,6 +204,7 @@ func Start(ctx context.Context, configPath string, opt Options) (inst *Instance,
 		if rp.tlsKey, err = filepath.Abs(opt.TLSKeyFile); err != nil {
 			return nil, err
 		}
+		rp.http2 = opt.HTTP2
 	}
 	rp.nofile, rp.workerConns = fileLimits()
 	if p.needBackend {
