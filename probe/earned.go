@@ -108,18 +108,18 @@ func unearned(o *observation.Observation, rejections int) string {
 		if w := declaredWindow(o); w > span && enoughFor(w) > longestUsefulProbe {
 			s += fmt.Sprintf("the headers declare a window of %s, longer than a probe should wait (the quota's partial answer says what was measured)", fmtSpan(w))
 		} else {
-			s += fmt.Sprintf("the window is longer than that, and a --max-time of %s or more would hold three of it", enoughFor(max(span, w)))
+			s += fmt.Sprintf("the window is longer than that, and a --max-time of %s or more would hold two of it", enoughFor(max(span, w)))
 		}
 		return s + budgetNote(o, 0)
 	}
 	return ""
 }
 
-// enoughFor is a time budget that holds three windows of span (a probe's
-// natural length) and the phases after the trace, rounded up to a whole
+// enoughFor is a time budget that holds a probe's natural span of a window
+// span (naturalSpan) and the phases after the trace, rounded up to a whole
 // minute.
 func enoughFor(span time.Duration) time.Duration {
-	need := growWindows*span + growMargin + afterTraceTime
+	need := naturalSpan(span) + growMargin + afterTraceTime
 	return (need + time.Minute - 1).Truncate(time.Minute)
 }
 
@@ -128,7 +128,7 @@ func enoughFor(span time.Duration) time.Duration {
 const afterTraceTime = 15 * time.Second
 
 // longestUsefulProbe: a window that needs a longer probe than this to see
-// three times is not worth suggesting one for (an hour's quota).
+// twice is not worth suggesting one for (an hour's quota).
 const longestUsefulProbe = 30 * time.Minute
 
 // declaredWindow is the window the run's quota headers declare (a RateLimit

@@ -119,6 +119,12 @@ type planner struct {
 	paced      bool // a burst was queued, not rejected (pacer.go)
 
 	tracedSilently bool // the trace waited out a Retry-After (plan_trace_silence.go)
+
+	// guided: the lock (by its last admission) whose named return the
+	// trace was last told, and that return; guidedSpent the lock whose
+	// named return proved wrong (plan_trace_guided.go).
+	guided      struct{ lockedAt, told time.Duration }
+	guidedSpent time.Duration
 }
 
 func (p *planner) note(format string, a ...any) { p.notes = append(p.notes, fmt.Sprintf(format, a...)) }
@@ -410,6 +416,7 @@ func (p *planner) trace(ctx context.Context) {
 	if p.hintLimit > 0 && p.hintWindow > 0 {
 		rate = min(max(4*float64(p.hintLimit)/p.hintWindow.Seconds(), traceMinHinted), traceMaxHinted)
 	}
+	startRate := rate
 	start := p.e.Now()
 	next := start
 	lastAdmit := start
@@ -427,7 +434,17 @@ func (p *planner) trace(ctx context.Context) {
 		if adm := observation.AdmittedSent(tr); len(adm) > 0 {
 			lastAdmit = max(lastAdmit, adm[len(adm)-1])
 		}
-		next += time.Duration(float64(time.Second) / min(rate, p.knockRate(p.e.Now()-lastAdmit)))
+		guided := p.guidedLock(tr, lastAdmit, p.e.Now())
+		if guided || (p.guided.told > 0 && len(tr) > 0 && !tr[len(tr)-1].Admitted()) {
+			// A long window's step is over: no faster than the guided
+			// rate into the lock after it, which knocks at a doubled
+			// rate would spend hundreds of requests on.
+			rate = min(rate, p.guidedRate(startRate))
+			if guided {
+				rate = p.guidedRate(startRate)
+			}
+		}
+		next += p.knockGap(tr, rate, p.e.Now()-lastAdmit, guided)
 		if i%traceCheckEvery != traceCheckEvery-1 {
 			continue
 		}
@@ -442,7 +459,7 @@ func (p *planner) trace(ctx context.Context) {
 		if locked(tr, lastAdmit, p.e.Now()) {
 			p.growFor(lastAdmit)
 		}
-		if p.e.Now()-lastAdmit > time.Second {
+		if p.e.Now()-lastAdmit > time.Second && !guided {
 			if timeLeft := (p.deadline - p.e.Now()).Seconds(); timeLeft > 0 {
 				rate = min(rate, max(float64(p.left()-2*traceMinReserve)/timeLeft, traceMinRate))
 			}
@@ -457,6 +474,17 @@ func (p *planner) trace(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// knockGap is the gap to the trace's next knock at its rate, slower on a
+// key shut for locked (knockRate), or guided by the instant the headers
+// name for a long lock's end (plan_trace_guided.go).
+func (p *planner) knockGap(tr []*results.Result, rate float64, locked time.Duration, guided bool) time.Duration {
+	full := time.Duration(float64(time.Second) / rate)
+	if guided {
+		return p.guidedGap(tr[len(tr)-1], p.e.Now(), full)
+	}
+	return time.Duration(float64(time.Second) / min(rate, p.knockRate(locked)))
 }
 
 // traceStopCause says which budget ended the trace: the requests, the

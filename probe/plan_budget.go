@@ -11,18 +11,13 @@ import (
 // with DefaultMaxTime and grows its own budget, up to DefaultMaxTimeCeiling,
 // to what the limit it met needs: a window's recovery shows only a window
 // after the lock, and its second step a window later, so a limit of N per
-// minute needs two to three minutes, which a one-minute budget never holds.
+// minute needs over two minutes, which a one-minute budget never holds.
 // The evidence is what the run has seen of the window: the window a
 // RateLimit policy names, the instant a rejection's Retry-After or reset
 // names, and how long the key has stayed locked (a lower bound). A window
 // the ceiling cannot show twice is not waited for at all: the budget stays,
 // and the run says why. A --max-time the user gave is a hard cap the plan
 // never grows past.
-
-// growWindows is how many windows after the lock a grown budget holds: the
-// trace's two steps and a silent wait of about one window after them (a
-// probe's natural length, naturalLength).
-const growWindows = 3
 
 // growMargin is added to a grown budget beyond those windows: the last
 // step's admissions and the rejection after them.
@@ -56,7 +51,8 @@ func (p *planner) windowEvidence(lastAdmit time.Duration) (w time.Duration, why 
 }
 
 // growFor lengthens the budget so that the run, locked since lastAdmit,
-// holds growWindows of what windowEvidence shows, and after them the time
+// holds the natural span (naturalSpan: the trace's two steps, and for a
+// short window a silent wait after them) of what windowEvidence shows, and after them the time
 // reserved for the phases after the trace (at least the scope trials'). It
 // never shortens a budget, never passes the ceiling, and says once why it
 // would not grow.
@@ -69,14 +65,14 @@ func (p *planner) growFor(lastAdmit time.Duration) {
 		return
 	}
 	tail := max(p.end-p.deadline, p.scopeTime())
-	want := lastAdmit + growWindows*w + growMargin + tail
+	want := lastAdmit + naturalSpan(w) + growMargin + tail
 	if want <= p.end {
 		return
 	}
 	if want > p.ceiling {
 		if !byLock {
 			// A header's window does not change: one the ceiling cannot
-			// hold growWindows of is not waited for.
+			// hold its natural span of is not waited for.
 			if !p.tooLongSaid {
 				p.tooLongSaid = true
 				p.note("the window looks like %s (%s): too long for a probe of at most %s to see it return; the budget stays %s",
@@ -85,7 +81,7 @@ func (p *planner) growFor(lastAdmit time.Duration) {
 			return
 		}
 		// A lock that has lasted this long was given nearly the
-		// ceiling already (growWindows of its length): the rest may
+		// ceiling already (its natural span): the rest may
 		// still show its end.
 		want = p.ceiling
 	}

@@ -146,11 +146,29 @@ func (p *planner) quietForced(ctx context.Context, r *results.Result, at time.Ti
 	return wake <= natural, natural
 }
 
-// naturalLength is how long a probe should take: max(20 s, 3 windows) of
-// the longest window the headers or a wait named (span).
+// naturalLength is how long a probe should take (naturalSpan) of the
+// window a RateLimit policy names, or without one of the longest a wait
+// named (span): a sliding counter's reset names when all of its quota is
+// back, up to two windows later, and a wait that long is not the window's.
 func (p *planner) naturalLength(span time.Duration) time.Duration {
-	return max(naturalMin, 3*max(p.hintWindow, span))
+	if p.hintWindow > 0 {
+		return naturalSpan(p.hintWindow)
+	}
+	return naturalSpan(span)
 }
+
+// naturalSpan is how long a probe of a window w should take: a short
+// window three times over (its trace's two steps and a silent wait after
+// them), a long one twice and naturalSlack — its two steps are what name
+// it, and a third window of waiting would make a limit of N per minute a
+// three-minute probe — and never under naturalMin.
+func naturalSpan(w time.Duration) time.Duration {
+	return max(naturalMin, min(3*w, 2*w+naturalSlack))
+}
+
+// naturalSlack is what a long window's probe takes beyond its two windows:
+// the second step's admissions, the scope and bypass trials.
+const naturalSlack = 10 * time.Second
 
 // silentRetryWithin is silentRetry held to the probe's natural length (a
 // wait that names a longer window lengthens it): a wait that would end

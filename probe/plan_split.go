@@ -192,7 +192,7 @@ func (p *planner) snapshot() *observation.Observation {
 }
 
 // naturalEnd is when a probe deciding between models is over: it costs
-// at most max(20 s, 3 W) of the largest window in contention, plus the
+// at most the natural span (naturalSpan) of the largest window in contention, plus the
 // quiet periods a counting limiter forces — only when every model in
 // contention needs them (a plain limiter's probe does not pay for the
 // quiet periods of a counting twin), and then it may take the budget.
@@ -202,9 +202,9 @@ func (p *planner) snapshot() *observation.Observation {
 // Otherwise its many decisions near a limit (a sliding counter's estimate
 // crossing it) split models by timing noise, not by what they are.
 func (p *planner) naturalEnd(models []fit.Candidate) (end time.Duration, knock bool) {
-	end, counting, anyCounting := 20*time.Second, true, false
+	end, counting, anyCounting := naturalMin, true, false
 	for _, m := range models {
-		end = max(end, 3*m.Config.Window)
+		end = max(end, naturalSpan(m.Config.Window))
 		c := m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts()
 		counting, anyCounting = counting && c, anyCounting || c
 	}

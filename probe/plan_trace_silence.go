@@ -34,7 +34,10 @@ func (p *planner) traceSilence(ctx context.Context, tr []*results.Result, lastAd
 		return nil
 	}
 	at, ok := retryAfterOf(p.e.Start(), r)
-	if !ok || !p.traceWaitWanted(tr, rate, r, at.Sub(p.e.Start()), p.calibrationRTT()) {
+	if !ok || at.Sub(p.e.Start())-lastAdmit > guidedMinLead {
+		return nil // a long lock's trace is guided instead (plan_trace_guided.go)
+	}
+	if !p.traceWaitWanted(tr, rate, r, at.Sub(p.e.Start()), p.calibrationRTT()) {
 		return nil
 	}
 	p.tracedSilently = true

@@ -77,7 +77,7 @@ const (
 	DefaultMaxTime     = 60 * time.Second
 	DefaultMaxRequests = 2000
 	// DefaultMaxTimeCeiling is what a probe given no MaxTime may grow its
-	// time budget to: three windows of a limit per minute fit, with room.
+	// time budget to: two windows of a limit of two minutes fit, with room.
 	DefaultMaxTimeCeiling = 5 * time.Minute
 )
 
