@@ -216,6 +216,14 @@ func observable(t limiter.Config) limiter.Config {
 	if bucket, ok := bindingTier(t); ok {
 		return bucket
 	}
+	if t.Algo == limiter.LeakyShaping && t.Burst == 0 && !t.QueueUnbounded {
+		// nginx limit_req with burst=0 has no queue: a request is admitted
+		// only 1/rate after the last admission, and rejected otherwise, with
+		// no delay — exactly a token bucket of one token at that rate.
+		b := t
+		b.Algo, b.Burst, b.DelayAfter = limiter.TokenBucket, 1, 0
+		return b
+	}
 	return t
 }
 

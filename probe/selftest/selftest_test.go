@@ -2,9 +2,11 @@ package selftest
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
@@ -100,6 +102,37 @@ func TestObservableTruthOfTwoTiers(t *testing.T) {
 		}
 		if got := observable(sopt.Limiter).Algo; got != tc.want {
 			t.Errorf("%s: observable as %s, want %s", tc.spec, got, tc.want)
+		}
+	}
+}
+
+// nginx limit_req with burst=0 is observed as a token bucket of one token:
+// the two models decide every request of a random schedule alike, with no
+// delay, so a probe naming the bucket is right.
+func TestObservableTruthOfABurstlessLeakyBucket(t *testing.T) {
+	sopt, err := refserver.ParseBuiltin("builtin:leaky_shaping?rate=1.27/s&burst=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := observable(sopt.Limiter)
+	if as.Algo != limiter.TokenBucket || as.Burst != 1 || as.Rate != sopt.Limiter.Rate {
+		t.Fatalf("observable as %+v, want a token bucket of 1 at 1.27/s", as)
+	}
+	leaky, err := limiter.New(sopt.Limiter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket, err := limiter.New(as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	at := time.Unix(1_800_000_000, 0)
+	for i := range 5000 {
+		at = at.Add(time.Duration(rng.ExpFloat64() * float64(400*time.Millisecond)))
+		l, b := leaky.Allow("k", at), bucket.Allow("k", at)
+		if l.Allowed != b.Allowed || l.Delay != 0 {
+			t.Fatalf("request %d at %s: leaky allowed %v (delay %s), bucket %v", i, at, l.Allowed, l.Delay, b.Allowed)
 		}
 	}
 }
