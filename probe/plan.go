@@ -119,12 +119,16 @@ type planner struct {
 	paced      bool // a burst was queued, not rejected (pacer.go)
 
 	tracedSilently bool // the trace waited out a Retry-After (plan_trace_silence.go)
+	// knockingCounted: the trace's knocking kept the key shut, and a wait
+	// in silence opened it (waitOutKnocking).
+	knockingCounted bool
 
-	// guided: the lock (by its last admission) whose named return the
-	// trace was last told, and that return; guidedSpent the lock whose
-	// named return proved wrong (plan_trace_guided.go).
-	guided      struct{ lockedAt, told time.Duration }
+	// lockReturn: the first return the trace's current lock named;
+	// guidedSpent the lock whose named return proved wrong; wasGuided
+	// whether any was guided (plan_trace_guided.go).
+	lockReturn  lockReturn
 	guidedSpent time.Duration
+	wasGuided   bool // a lock of the trace was guided
 }
 
 func (p *planner) note(format string, a ...any) { p.notes = append(p.notes, fmt.Sprintf(format, a...)) }
@@ -435,14 +439,15 @@ func (p *planner) trace(ctx context.Context) {
 			lastAdmit = max(lastAdmit, adm[len(adm)-1])
 		}
 		guided := p.guidedLock(tr, lastAdmit, p.e.Now())
-		if guided || (p.guided.told > 0 && len(tr) > 0 && !tr[len(tr)-1].Admitted()) {
-			// A long window's step is over: no faster than the guided
-			// rate into the lock after it, which knocks at a doubled
-			// rate would spend hundreds of requests on.
+		switch {
+		case guided:
+			rate, p.wasGuided = p.guidedRate(startRate), true
+		case p.wasGuided && len(tr) > 0 && !tr[len(tr)-1].Admitted():
+			// A step whose return the headers named is over: into the
+			// lock after it no faster than the guided rate, where a rate
+			// doubled while the step was taken would spend hundreds of
+			// requests.
 			rate = min(rate, p.guidedRate(startRate))
-			if guided {
-				rate = p.guidedRate(startRate)
-			}
 		}
 		next += p.knockGap(tr, rate, p.e.Now()-lastAdmit, guided)
 		if i%traceCheckEvery != traceCheckEvery-1 {
@@ -467,7 +472,11 @@ func (p *planner) trace(ctx context.Context) {
 		if p.enough(tr, p.e.Now()-start) {
 			return
 		}
-		if w := p.traceSilence(ctx, tr, lastAdmit, rate); w != nil {
+		w := p.traceSilence(ctx, tr, lastAdmit, rate)
+		if w == nil {
+			w = p.waitOutKnocking(ctx, tr, lastAdmit)
+		}
+		if w != nil {
 			next = p.e.Now()
 			if w.Admitted() {
 				lastAdmit = w.Sent
@@ -557,8 +566,14 @@ func (p *planner) enough(tr []*results.Result, elapsed time.Duration) bool {
 	span := elapsed - (since[0].Sent - tr[0].Sent)
 	continuous := !inLock && singles >= continuousReturns && span >= continuousSpan
 	// Window-sized steps, each followed by rejections again, give the
-	// window's length and phase.
-	steps := big >= stepsSeen && !last.Admitted()
+	// window's length and phase. Where the knocking itself kept the key
+	// shut and silence opened it (waitOutKnocking), one step and that are
+	// the pattern: knocking on for a second would only keep it shut.
+	need := stepsSeen
+	if p.knockingCounted {
+		need = 1
+	}
+	steps := big >= need && !last.Admitted()
 	return continuous || steps
 }
 

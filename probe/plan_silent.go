@@ -76,6 +76,8 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 			forced, natural = p.quietForced(ctx, r, at, ties)
 		}
 		switch {
+		case !forced && p.knockingCounted:
+			p.note("silent wait for Retry-After not run: it would take the probe past %.0f s, its natural length, and the trace already waited one out in silence where its knocking kept the key shut, and was admitted", natural.Seconds())
 		case !forced:
 			tested := "the trace's knocking tested Retry-After"
 			if p.tracedSilently {
@@ -136,6 +138,9 @@ func (p *planner) quietForced(ctx context.Context, r *results.Result, at time.Ti
 	natural := p.naturalLength(at.Sub(p.e.Start().Add(r.Done)))
 	if wake <= natural {
 		return true, natural
+	}
+	if p.knockingCounted {
+		return false, natural // the quiet it forces was waited out already (waitOutKnocking)
 	}
 	fit, ok := ties.await(ctx, p.e.After(wake-p.e.Now()))
 	if !ok {

@@ -62,10 +62,7 @@ func (p *planner) guidedLock(tr []*results.Result, lastAdmit, now time.Duration)
 	if !ok || r-lastAdmit <= guidedMinLead {
 		return false
 	}
-	if p.guided.lockedAt != lastAdmit {
-		p.guided.lockedAt, p.guided.told = lastAdmit, r
-	}
-	told := p.guided.told
+	told := p.firstReturn(lastAdmit, last).at
 	if last.Sent > told+guidedTolerance || r > told+guidedDrift || now > r+guidedSpan {
 		// Rejected after the return it was first told, or told a later
 		// one: the header was wrong, or the knocking itself keeps the key
@@ -76,6 +73,38 @@ func (p *planner) guidedLock(tr []*results.Result, lastAdmit, now time.Duration)
 		return false
 	}
 	return true
+}
+
+// lockReturn is the first return a lock's rejections named: the lock by
+// its last admission, the instant named and the answer that named it.
+type lockReturn struct {
+	lockedAt, at, done time.Duration
+}
+
+// firstReturn is the first return named in the lock since lastAdmit, last
+// being a rejection of it that names one (the first, if none did before).
+func (p *planner) firstReturn(lastAdmit time.Duration, last *results.Result) lockReturn {
+	if p.lockReturn.lockedAt != lastAdmit || p.lockReturn.done == 0 {
+		if r, ok := p.namedReturn(last); ok {
+			p.lockReturn = lockReturn{lockedAt: lastAdmit, at: r, done: last.Done}
+		}
+	}
+	return p.lockReturn
+}
+
+// knockingKeepsShut says whether the trace's knocking is what keeps the
+// key shut in the lock since lastAdmit: its latest rejection last names a
+// return later than the lock's first by more than the time between the
+// two answers (and the headers' rounding). Time alone moves a return by at
+// most that (a constant Retry-After); a window or a bucket does not move
+// it at all; only a limiter that counts the denied knocks moves it faster.
+func (p *planner) knockingKeepsShut(lastAdmit time.Duration, last *results.Result) bool {
+	r, ok := p.namedReturn(last)
+	if !ok || !last.Rejected() {
+		return false
+	}
+	first := p.firstReturn(lastAdmit, last)
+	return r-first.at > last.Done-first.done+guidedDrift
 }
 
 // guidedRate is the trace's rate in a guided lock: its starting rate, or

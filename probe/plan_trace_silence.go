@@ -10,8 +10,8 @@ import (
 	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
-// A long window's trace and a silent Retry-After wait after it do not both
-// fit in the probe's natural length of three windows: a sliding log of 10 s
+// A shorter window's trace and a silent Retry-After wait after it do not
+// both fit in the probe's natural length of three windows: a sliding log of 10 s
 // shows its second step two windows after the burst, and the wait for a
 // fresh lockout's Retry-After is up to a third (it took a probe to 31 s).
 // So when the trace, locked again after its first step, projects that it
@@ -84,4 +84,36 @@ func lastStep(tr []*results.Result) (int, bool) {
 		n++
 	}
 	return n, n >= stepSize
+}
+
+// waitOutKnocking waits out the lock's Retry-After in silence, once per
+// probe, when the trace's own knocking keeps the key shut
+// (knockingKeepsShut): a limiter that counts denied attempts, which a
+// polite client gets through by waiting, and which the trace would
+// otherwise keep shut for as long as it knocks. The request at its end is
+// the trace's, as traceSilence's is.
+func (p *planner) waitOutKnocking(ctx context.Context, tr []*results.Result, lastAdmit time.Duration) *results.Result {
+	if p.tracedSilently || len(tr) == 0 || !p.oneKey() || !p.knockingKeepsShut(lastAdmit, tr[len(tr)-1]) {
+		return nil
+	}
+	if _, stepped := lastStep(tr); !stepped {
+		// The burst's own lock: the knocking is what shows the trace how
+		// capacity comes back, and that it counts; the wait is for the
+		// lock after a step.
+		return nil
+	}
+	p.e.Wait()
+	r := p.latestOfKey()
+	if r == nil || !r.Rejected() {
+		return nil
+	}
+	at, ok := retryAfterOf(p.e.Start(), r)
+	if !ok {
+		return nil
+	}
+	p.tracedSilently = true
+	p.note("the trace waited out seq %d's Retry-After in silence: its knocking moved the return the headers name later faster than time passed", r.Seq)
+	w := p.silentRetry(ctx, r, at, observation.PhaseTrace, "Retry-After")
+	p.knockingCounted = w != nil && w.Admitted()
+	return w
 }
