@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
@@ -146,7 +146,7 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 			return err
 		}
 	}
-	paths, err := checkOutPaths(f.out, len(eps), time.Now())
+	paths, err := outfiles.StreamPaths(outfiles.Base("check", time.Now()), f.out, len(eps))
 	if err != nil {
 		return usageErr("--out: %v", err)
 	}
@@ -216,7 +216,7 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 			return err
 		}
 	}
-	if err := outputFilesOf(c).write(c, doc); err != nil {
+	if err := writeOutputs(c, doc); err != nil {
 		return err
 	}
 	return checkExit(ctx.Err() != nil, doc)
@@ -273,26 +273,6 @@ func checkExit(interrupted bool, doc report.Document) error {
 		return exitWith(ExitUntested, fmt.Errorf("check could not test %d of %d expectations: %s", len(untested), total, strings.Join(untested, "; ")))
 	}
 	return nil
-}
-
-// checkOutPaths names each endpoint's results file: one endpoint writes
-// --out as given (default ratecheck-check-TIME.jsonl, or that name inside a
-// directory); several are numbered as compare's are (numberedOutPaths).
-func checkOutPaths(out string, n int, now time.Time) ([]string, error) {
-	base := "ratecheck-check-" + now.Format("20060102-150405")
-	if n != 1 {
-		return numberedOutPaths(base, out, n)
-	}
-	dir, err := outDir(out)
-	switch {
-	case err != nil:
-		return nil, err
-	case out == "":
-		return []string{base + ".jsonl"}, nil
-	case dir:
-		return []string{filepath.Join(out, base+".jsonl")}, nil
-	}
-	return []string{out}, nil
 }
 
 // loadCheckConfig reads the --config suite (probe/expect) into endpoints,

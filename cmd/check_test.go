@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/targets/sim"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
 // runCmd runs the command line in-process with a hard time limit.
@@ -222,29 +223,6 @@ endpoints:
 	streams, _ := filepath.Glob(filepath.Join(dir, "ratecheck-check-*-[12].jsonl"))
 	if len(streams) != 2 {
 		t.Errorf("results streams %v, want one per endpoint", streams)
-	}
-}
-
-func TestCheckOutPaths(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	dir := t.TempDir()
-	cases := []struct {
-		out  string
-		n    int
-		want []string
-	}{
-		{"", 1, []string{"ratecheck-check-20260102-030405.jsonl"}},
-		{"x.jsonl", 1, []string{"x.jsonl"}},
-		{dir, 1, []string{filepath.Join(dir, "ratecheck-check-20260102-030405.jsonl")}},
-		{"", 2, []string{"ratecheck-check-20260102-030405-1.jsonl", "ratecheck-check-20260102-030405-2.jsonl"}},
-		{"run.jsonl", 2, []string{"run-1.jsonl", "run-2.jsonl"}},
-		{dir + "/sub/", 2, []string{filepath.Join(dir, "sub", "ratecheck-check-20260102-030405-1.jsonl"), filepath.Join(dir, "sub", "ratecheck-check-20260102-030405-2.jsonl")}},
-	}
-	for _, c := range cases {
-		got, err := checkOutPaths(c.out, c.n, now)
-		if err != nil || strings.Join(got, " ") != strings.Join(c.want, " ") {
-			t.Errorf("checkOutPaths(%q, %d) = %v, %v; want %v", c.out, c.n, got, err, c.want)
-		}
 	}
 }
 

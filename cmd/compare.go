@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
+	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/results"
@@ -125,7 +123,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	if f.between < 0 {
 		return usageErr("--between must be ≥ 0")
 	}
-	paths, err := compareOutPaths(f.out, len(specs), time.Now())
+	paths, err := outfiles.StreamPaths(outfiles.Base("compare", time.Now()), f.out, len(specs))
 	if err != nil {
 		return usageErr("--out: %v", err)
 	}
@@ -203,8 +201,8 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	} else if err := report.CompareText(w, out); err != nil {
 		return err
 	}
-	if o := outputFilesOf(c); o.any() {
-		if err := o.write(c, out.Document(version)); err != nil {
+	if outputFilesOf(c).Any() {
+		if err := writeOutputs(c, out.Document(version)); err != nil {
 			return err
 		}
 	}
@@ -256,46 +254,6 @@ func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path s
 // tailPlan labels a burst's sustained-rate row in the table.
 func (f *compareFlags) tailPlan() string {
 	return fmt.Sprintf("tail at %s for %s", f.tailRate, f.tail)
-}
-
-// compareOutPaths names each target's results file (numberedOutPaths).
-func compareOutPaths(out string, n int, now time.Time) ([]string, error) {
-	return numberedOutPaths("ratecheck-compare-"+now.Format("20060102-150405"), out, n)
-}
-
-// numberedOutPaths names n results files: out "" gives BASE-N.jsonl here; a
-// directory (existing, or written with a trailing slash, then created)
-// gets those names inside it; anything else is a prefix: PREFIX-N.jsonl (a
-// trailing .jsonl on the prefix is dropped).
-func numberedOutPaths(base, out string, n int) ([]string, error) {
-	prefix := base
-	dir, err := outDir(out)
-	switch {
-	case err != nil:
-		return nil, err
-	case dir:
-		prefix = filepath.Join(out, base)
-	case out != "":
-		prefix = strings.TrimSuffix(out, ".jsonl")
-	}
-	paths := make([]string, n)
-	for i := range paths {
-		paths[i] = fmt.Sprintf("%s-%d.jsonl", prefix, i+1)
-	}
-	return paths, nil
-}
-
-// outDir says whether --out names a directory: one that exists, or one
-// written with a trailing slash, which it creates.
-func outDir(out string) (bool, error) {
-	if out == "" {
-		return false, nil
-	}
-	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
-		return true, os.MkdirAll(out, 0o755)
-	}
-	fi, err := os.Stat(out)
-	return err == nil && fi.IsDir(), nil
 }
 
 // sleepCtx waits d or until ctx is done.

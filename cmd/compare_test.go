@@ -502,26 +502,6 @@ func TestCompareUsageErrors(t *testing.T) {
 	}
 }
 
-func TestCompareOutPaths(t *testing.T) {
-	now := time.Date(2026, 11, 29, 19, 0, 0, 0, time.UTC)
-	dir := t.TempDir()
-	for _, c := range []struct {
-		out  string
-		want string // for target 2
-	}{
-		{"", "ratecheck-compare-20261129-190000-2.jsonl"},
-		{filepath.Join(dir, "run"), filepath.Join(dir, "run-2.jsonl")},
-		{filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "run-2.jsonl")},
-		{dir, filepath.Join(dir, "ratecheck-compare-20261129-190000-2.jsonl")},
-		{filepath.Join(dir, "new") + "/", filepath.Join(dir, "new", "ratecheck-compare-20261129-190000-2.jsonl")},
-	} {
-		ps, err := compareOutPaths(c.out, 3, now)
-		if err != nil || len(ps) != 3 || ps[1] != c.want {
-			t.Errorf("--out %q: %v, %v; want [1] = %q", c.out, ps, err, c.want)
-		}
-	}
-}
-
 // probeJSON runs `ratecheck probe -o json` through run(). A panic in the
 // probe is turned into a test failure (the deferred cleanup in runProbe still
 // stops nginx as it unwinds).

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/selftest"
 	"github.com/ratecheck/ratecheck/report"
@@ -56,7 +57,7 @@ func runDemo(c *cobra.Command, output, jsonFile string) error {
 		}
 	}
 	if jsonFile != "" {
-		if werr := writeJSONFile(jsonFile, outcomes); werr != nil {
+		if werr := outfiles.WriteJSON(jsonFile, outcomes); werr != nil {
 			return outputErr(c, flagJSON, jsonFile, werr, nil)
 		}
 	}

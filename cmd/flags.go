@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/targets/launch"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
@@ -154,7 +154,7 @@ func (f *requestFlags) outPath(command string) string {
 	if f.out != "" {
 		return f.out
 	}
-	return fmt.Sprintf("ratecheck-%s-%s.jsonl", command, time.Now().Format("20060102-150405"))
+	return outfiles.Base(command, time.Now()) + ".jsonl"
 }
 
 // openTarget starts the target with the command's target flags (see

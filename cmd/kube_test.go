@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/ratecheck/ratecheck/results"
 	"os/exec"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/ratecheck/ratecheck/attack/kube/kubetest"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 func argAfter(args []string, flag string) string {

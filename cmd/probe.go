@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/grade"
+	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/targets/launch"
@@ -141,7 +142,7 @@ func printProbe(c *cobra.Command, f *probeFlags, run *probeRun, out probeOutput)
 func writeProbeFiles(c *cobra.Command, f *probeFlags, run *probeRun, out probeOutput) error {
 	var jsonErr error
 	if f.jsonFile != "" {
-		if err := writeJSONFile(f.jsonFile, out); err != nil {
+		if err := outfiles.WriteJSON(f.jsonFile, out); err != nil {
 			jsonErr = outputErr(c, flagJSON, f.jsonFile, err, []string{out.Results})
 		}
 	}

@@ -121,7 +121,7 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 			report.RunText(w, &doc.Runs[i])
 		}
 	}
-	if err := outputFilesOf(c).write(c, doc); err != nil {
+	if err := writeOutputs(c, doc); err != nil {
 		return err
 	}
 	if len(exps) > 0 {

@@ -49,7 +49,7 @@ func renderMerged(c *cobra.Command, output string, expects bool, m *results.Merg
 	} else {
 		report.RunText(w, &doc.Runs[0])
 	}
-	if err := outputFilesOf(c).write(c, doc); err != nil {
+	if err := writeOutputs(c, doc); err != nil {
 		return err
 	}
 	return reportExit(doc.Runs)

@@ -9,10 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -63,12 +61,7 @@ builtin:token_bucket?rate=10/s&burst=20.`,
 		// Every command: a report file that cannot be written, or would
 		// overwrite an input or another report, is found before anything
 		// is read or sent, not after a long run.
-		PersistentPreRunE: func(c *cobra.Command, args []string) error {
-			if err := checkFileClashes(c, args); err != nil {
-				return err
-			}
-			return checkReportFiles(c)
-		},
+		PersistentPreRunE: checkOutputFiles,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -139,33 +132,6 @@ func strictCompletion(root *cobra.Command) {
   ratecheck completion fish > ~/.config/fish/completions/ratecheck.fish
   source <(ratecheck completion bash)    # this shell only`
 	}
-}
-
-// checkReportFiles is exit 2 when a report file flag (--html, --json,
-// --junit) names a place no file can be created in: a missing directory, a
-// directory, no permission.
-func checkReportFiles(c *cobra.Command) error {
-	for _, name := range []string{flagHTML, flagJSON, flagJUnit} {
-		fl := c.Flags().Lookup(name)
-		if fl == nil || fl.Value.String() == "" {
-			continue
-		}
-		path := fl.Value.String()
-		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-			return usageErr("--%s %s is a directory: name a file, e.g. %s", name, path, filepath.Join(path, "report."+name))
-		}
-		probe, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // the path is already in the message
-			}
-			return usageErr("--%s %s cannot be written: %v (choose another place)", name, path, err)
-		}
-		probe.Close()
-		os.Remove(probe.Name())
-	}
-	return nil
 }
 
 // Execute runs the command line and returns the process exit code.

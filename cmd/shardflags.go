@@ -3,7 +3,6 @@ package cmd
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/ratecheck/ratecheck/results"
 	"os"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ratecheck/ratecheck/attack/kube"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // The environment of a pod of the Job 'ratecheck kube job' prints.

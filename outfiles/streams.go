@@ -1,0 +1,73 @@
+package outfiles
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Base is the name a command's results stream gets when none is given:
+// ratecheck-COMMAND-TIME, the time to the second, so that a default name
+// is never an earlier run's.
+func Base(command string, now time.Time) string {
+	return "ratecheck-" + command + "-" + now.Format("20060102-150405")
+}
+
+// StreamPaths names the results streams of n runs from --out. One run
+// writes out as given (base.jsonl when out is "", or that name inside a
+// directory); several are numbered: BASE-N.jsonl here, those names inside
+// a directory, or PREFIX-N.jsonl for any other out (a trailing .jsonl on
+// the prefix is dropped). A directory is one that exists, or one written
+// with a trailing slash, which is created.
+func StreamPaths(base, out string, n int) ([]string, error) {
+	dir, err := isDir(out)
+	if err != nil {
+		return nil, err
+	}
+	if n == 1 {
+		switch {
+		case out == "":
+			return []string{base + ".jsonl"}, nil
+		case dir:
+			return []string{filepath.Join(out, base+".jsonl")}, nil
+		}
+		return []string{out}, nil
+	}
+	prefix := base
+	switch {
+	case dir:
+		prefix = filepath.Join(out, base)
+	case out != "":
+		prefix = strings.TrimSuffix(out, ".jsonl")
+	}
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("%s-%d.jsonl", prefix, i+1)
+	}
+	return paths, nil
+}
+
+// isDir says whether out names a directory: one that exists, or one
+// written with a trailing slash, which it creates.
+func isDir(out string) (bool, error) {
+	if out == "" {
+		return false, nil
+	}
+	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
+		return true, os.MkdirAll(out, 0o755)
+	}
+	fi, err := os.Stat(out)
+	return err == nil && fi.IsDir(), nil
+}
+
+// HoldsData says whether writing a results stream at path could destroy
+// something: a regular file with something in it (an earlier run's
+// results, most likely). An empty file (mktemp's) holds nothing to lose,
+// and a device or pipe (/dev/stdout in a Kubernetes Job) is not
+// overwritten by writing to it.
+func HoldsData(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
+}

@@ -1,0 +1,72 @@
+package outfiles
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// check's streams: one endpoint writes --out as given; several are
+// numbered.
+func TestStreamPathsOfCheck(t *testing.T) {
+	base := Base("check", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	dir := t.TempDir()
+	cases := []struct {
+		out  string
+		n    int
+		want []string
+	}{
+		{"", 1, []string{"ratecheck-check-20260102-030405.jsonl"}},
+		{"x.jsonl", 1, []string{"x.jsonl"}},
+		{dir, 1, []string{filepath.Join(dir, "ratecheck-check-20260102-030405.jsonl")}},
+		{"", 2, []string{"ratecheck-check-20260102-030405-1.jsonl", "ratecheck-check-20260102-030405-2.jsonl"}},
+		{"run.jsonl", 2, []string{"run-1.jsonl", "run-2.jsonl"}},
+		{dir + "/sub/", 2, []string{filepath.Join(dir, "sub", "ratecheck-check-20260102-030405-1.jsonl"), filepath.Join(dir, "sub", "ratecheck-check-20260102-030405-2.jsonl")}},
+	}
+	for _, c := range cases {
+		got, err := StreamPaths(base, c.out, c.n)
+		if err != nil || strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("StreamPaths(%q, %d) = %v, %v; want %v", c.out, c.n, got, err, c.want)
+		}
+	}
+}
+
+// compare's streams: a prefix, a directory (existing or to create).
+func TestStreamPathsOfCompare(t *testing.T) {
+	base := Base("compare", time.Date(2026, 11, 29, 19, 0, 0, 0, time.UTC))
+	dir := t.TempDir()
+	for _, c := range []struct {
+		out  string
+		want string // for target 2
+	}{
+		{"", "ratecheck-compare-20261129-190000-2.jsonl"},
+		{filepath.Join(dir, "run"), filepath.Join(dir, "run-2.jsonl")},
+		{filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "run-2.jsonl")},
+		{dir, filepath.Join(dir, "ratecheck-compare-20261129-190000-2.jsonl")},
+		{filepath.Join(dir, "new") + "/", filepath.Join(dir, "new", "ratecheck-compare-20261129-190000-2.jsonl")},
+	} {
+		ps, err := StreamPaths(base, c.out, 3)
+		if err != nil || len(ps) != 3 || ps[1] != c.want {
+			t.Errorf("--out %q: %v, %v; want [1] = %q", c.out, ps, err, c.want)
+		}
+	}
+}
+
+// An earlier run's results hold data; an empty file or a device does not.
+func TestHoldsData(t *testing.T) {
+	dir := t.TempDir()
+	full, empty := filepath.Join(dir, "full.jsonl"), filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(full, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{full: true, empty: false, os.DevNull: false, filepath.Join(dir, "none"): false} {
+		if got := HoldsData(path); got != want {
+			t.Errorf("HoldsData(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
