@@ -21,6 +21,18 @@ type Request struct {
 	KeyHeader string
 }
 
+// ValidMethods says whether each of ms is an HTTP method token of
+// capital letters, as a shot's Variation may send instead of the
+// request's own (lower case would be another method to the server).
+func ValidMethods(ms []string) bool {
+	for _, m := range ms {
+		if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r < 'A' || r > 'Z' }) {
+			return false
+		}
+	}
+	return true
+}
+
 // NewRequest validates the pieces a user typed: method, URL, "Name: value"
 // headers and a body (literal, or @file).
 func NewRequest(method, rawURL string, headers []string, body string) (*Request, error) {

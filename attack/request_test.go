@@ -145,3 +145,14 @@ func TestShotVariationReachesTheServer(t *testing.T) {
 		}
 	}
 }
+
+func TestValidMethods(t *testing.T) {
+	if !ValidMethods([]string{"POST", "PUT"}) || !ValidMethods(nil) {
+		t.Error("capital tokens refused")
+	}
+	for _, bad := range [][]string{{""}, {"post"}, {"PO ST"}, {"GET", "X-1"}} {
+		if ValidMethods(bad) {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -2,9 +2,11 @@ package attack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,6 +80,29 @@ func ParseSources(list string) ([]netip.Addr, error) {
 		return nil, fmt.Errorf("source list %q names no address: write addresses like 127.0.0.2 or a prefix like 127.0.0.0/28", list)
 	}
 	return out, nil
+}
+
+// LocalSources is ParseSources for addresses this machine can bind, each
+// tried (a UDP socket on port 0, closed at once) before anything is sent:
+// rather than every connection failing, or the failure hiding in a scope
+// note, after. The error names the first address that cannot be bound.
+func LocalSources(list string) ([]netip.Addr, error) {
+	addrs, err := ParseSources(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range addrs {
+		pc, err := net.ListenPacket("udp", netip.AddrPortFrom(a, 0).String())
+		if err != nil {
+			var se *os.SyscallError
+			if errors.As(err, &se) {
+				err = se.Err // the address is already in the message
+			}
+			return nil, fmt.Errorf("%s is not an address of this machine (binding it: %v): name local addresses (on Linux all of 127.0.0.0/8 is local)", a, err)
+		}
+		pc.Close()
+	}
+	return addrs, nil
 }
 
 // tcpLocal is the dialer's LocalAddr for a source: nil (the kernel picks)

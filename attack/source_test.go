@@ -145,3 +145,18 @@ func TestConnectionsRotateSources(t *testing.T) {
 		t.Fatalf("server saw %v", seen)
 	}
 }
+
+// A source this machine cannot bind is refused before anything is sent,
+// naming the address.
+func TestLocalSources(t *testing.T) {
+	if got, err := LocalSources("127.0.0.1"); err != nil || len(got) != 1 {
+		t.Errorf("loopback: %v, %v", got, err)
+	}
+	_, err := LocalSources("192.0.2.77")
+	if err == nil || !strings.Contains(err.Error(), "192.0.2.77 is not an address of this machine") {
+		t.Errorf("a documentation address: %v", err)
+	}
+	if _, err := LocalSources("nope"); err == nil || !strings.Contains(err.Error(), "is not an IP address") {
+		t.Errorf("not an address: %v", err)
+	}
+}

@@ -3,9 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
-	"net"
 	"net/netip"
-	"os"
 	"strings"
 	"time"
 
@@ -77,7 +75,7 @@ func (f *requestFlags) validate() error {
 		return usageErr("--output %q: use text or json", f.output)
 	case f.maxRequests < 1:
 		return usageErr("--max-requests must be ≥ 1")
-	case !validMethods(f.bypassMethods):
+	case !attack.ValidMethods(f.bypassMethods):
 		return usageErr("--bypass-methods %q: write HTTP methods joined by commas, e.g. POST,PUT", strings.Join(f.bypassMethods, ","))
 	case f.maxDuration <= 0:
 		return usageErr("--max-duration must be positive")
@@ -91,35 +89,12 @@ func (f *requestFlags) validate() error {
 		return usageErr("--cert and --key go together: give the client certificate and its private key")
 	}
 	if f.sourceAddrs != "" {
-		addrs, err := attack.ParseSources(f.sourceAddrs)
-		if err != nil {
+		if _, err := attack.LocalSources(f.sourceAddrs); err != nil {
 			return usageErr("--source-addrs: %v", err)
-		}
-		if err := checkBindable(addrs); err != nil {
-			return err
 		}
 	}
 	if _, err := f.tlsOptions().Config(""); err != nil {
 		return usageErr("TLS options (--cacert, --cert, --key): %v", err)
-	}
-	return nil
-}
-
-// checkBindable is exit 2, naming the address, when this machine cannot
-// bind one of the source addresses: found by binding it (a UDP socket on
-// port 0, closed at once) before anything is sent, rather than by every
-// connection failing, or the failure hiding in a scope note, after.
-func checkBindable(addrs []netip.Addr) error {
-	for _, a := range addrs {
-		pc, err := net.ListenPacket("udp", netip.AddrPortFrom(a, 0).String())
-		if err != nil {
-			var se *os.SyscallError
-			if errors.As(err, &se) {
-				err = se.Err // the address is already in the message
-			}
-			return usageErr("--source-addrs: %s is not an address of this machine (binding it: %v): name local addresses (on Linux all of 127.0.0.0/8 is local)", a, err)
-		}
-		pc.Close()
 	}
 	return nil
 }
@@ -247,14 +222,4 @@ func openTargets(ctx context.Context, c *cobra.Command, specs []string, where fu
 		tgts[i] = t
 	}
 	return tgts, closeAll, nil
-}
-
-// validMethods: each is an HTTP method token of capital letters.
-func validMethods(ms []string) bool {
-	for _, m := range ms {
-		if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r < 'A' || r > 'Z' }) {
-			return false
-		}
-	}
-	return true
 }

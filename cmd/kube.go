@@ -107,9 +107,7 @@ func runKubeJob(c *cobra.Command, f *kube.Spec, args []string) error {
 }
 
 // shardBudget is the --max-requests each pod of the attack needs for its
-// share of the plan (attack.ShardRequests). When the attack sets none, the
-// pods get exactly that (the default would cut them short); when it sets
-// one too small, that is refused. 0 when nothing needs adding.
+// share of a steady plan (attack.ShardBudget): 0 when its own will do.
 func shardBudget(ac *cobra.Command, shards int) (int, error) {
 	fs := ac.Flags()
 	var plan attack.Steady
@@ -122,13 +120,10 @@ func shardBudget(ac *cobra.Command, shards int) (int, error) {
 		plan.Rate = rate
 		plan.Duration, _ = fs.GetDuration("duration")
 	}
-	per := attack.ShardRequests(plan, shards)
 	budget, _ := fs.GetInt("max-requests")
-	switch {
-	case per == 0 || per <= budget:
-		return 0, nil
-	case fs.Changed("max-requests"):
-		return 0, usageErr("each of the %d shards plans up to %d requests, more than the attack's --max-requests %d: raise it to %d", shards, per, budget, per)
+	per, err := attack.ShardBudget(plan, shards, attack.Options{MaxRequests: budget, Names: flagName}, fs.Changed("max-requests"))
+	if err != nil {
+		return 0, usageErr("%v", err)
 	}
 	return per, nil
 }

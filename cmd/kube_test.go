@@ -214,31 +214,6 @@ func TestAttackShardFlagsRefused(t *testing.T) {
 	}
 }
 
-// In a pod of the Job, the index maps to K = index+1.
-func TestShardFromJobCompletionIndex(t *testing.T) {
-	for _, c := range []struct {
-		flag string
-		env  map[string]string
-		want results.Shard
-	}{
-		{"auto/4", map[string]string{"JOB_COMPLETION_INDEX": "0"}, results.Shard{K: 1, N: 4}},
-		{"auto", map[string]string{"JOB_COMPLETION_INDEX": "3", "RATECHECK_SHARDS": "4"}, results.Shard{K: 4, N: 4}},
-		{"", map[string]string{"JOB_COMPLETION_INDEX": "1", "RATECHECK_SHARDS": "2"}, results.Shard{K: 2, N: 2}},
-		{"", map[string]string{"JOB_COMPLETION_INDEX": "1"}, results.Shard{}}, // a Job that is not ratecheck's sharding
-		{"2/3", map[string]string{"JOB_COMPLETION_INDEX": "0"}, results.Shard{K: 2, N: 3}},
-	} {
-		f := shardFlags{shard: c.flag}
-		got, err := f.parseShard(func(k string) string { return c.env[k] })
-		if err != nil || got != c.want {
-			t.Errorf("--shard %q with %v: %v, %v; want %v", c.flag, c.env, got, err, c.want)
-		}
-	}
-	f := shardFlags{shard: "auto/4"}
-	if _, err := f.parseShard(func(k string) string { return map[string]string{"JOB_COMPLETION_INDEX": "4"}[k] }); err == nil {
-		t.Error("index 4 of 4 accepted")
-	}
-}
-
 // Every shard derives the same run id from its own command line; another
 // plan or another instant derives another.
 func TestDerivedRunIDIsSharedByTheShards(t *testing.T) {

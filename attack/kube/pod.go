@@ -1,0 +1,42 @@
+package kube
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ratecheck/ratecheck/results"
+)
+
+// PodShard is the shard --shard v names: K/N as given, or with "auto" or
+// "auto/N" K from the pod's index (EnvJobIndex, K = index+1) and N from
+// EnvShards unless given. With no --shard, a pod of the Job the manifest
+// describes (both variables set) is "auto"; anything else is the whole
+// run. The errors name the flag and the variable to fix.
+func PodShard(v string, getenv func(string) string) (results.Shard, error) {
+	if v == "" && getenv(EnvJobIndex) != "" && getenv(EnvShards) != "" {
+		v = "auto" // a pod of the Job the manifest describes
+	}
+	if v == "" {
+		return results.Shard{}, nil
+	}
+	if rest, ok := strings.CutPrefix(v, "auto"); ok {
+		idx := getenv(EnvJobIndex)
+		i, err := strconv.Atoi(idx)
+		if idx == "" || err != nil || i < 0 {
+			return results.Shard{}, fmt.Errorf("--shard %s takes K from $%s (a Kubernetes Indexed Job's pod index), which is %q here: give --shard K/N", v, EnvJobIndex, idx)
+		}
+		n := strings.TrimPrefix(rest, "/")
+		if rest == "" {
+			if n = getenv(EnvShards); n == "" {
+				return results.Shard{}, fmt.Errorf("--shard auto needs the shard count: --shard auto/N, or $%s", EnvShards)
+			}
+		}
+		v = strconv.Itoa(i+1) + "/" + n
+	}
+	s, err := results.ParseShard(v)
+	if err != nil {
+		return results.Shard{}, fmt.Errorf("--shard: %v", err)
+	}
+	return s, nil
+}
