@@ -12,6 +12,7 @@ import (
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
 type attackFlags struct {
@@ -201,8 +202,8 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err != nil {
 		return err
 	}
-	if err := refuseSimulated("attack", spec); err != nil {
-		return err
+	if err := launch.RefuseSimulated(spec); err != nil {
+		return usageErr("%v", err)
 	}
 	path := f.outPath("attack")
 	if err := guardStreams(c, []string{path}); err != nil {

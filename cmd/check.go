@@ -16,6 +16,7 @@ import (
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/runner"
 )
 
 type checkFlags struct {
@@ -84,16 +85,6 @@ check"). Unknown keys are errors naming the key and its line.`,
 	return c
 }
 
-// checkEndpoint is one target with its expectations and request settings.
-type checkEndpoint struct {
-	name    string
-	spec    string
-	line    int // in the config file; 0 from the command line
-	req     requestFlags
-	maxTime time.Duration
-	exps    []expect.Expectation
-}
-
 func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 	if err := oneTimeBudget(c, true); err != nil {
 		return err
@@ -104,115 +95,33 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 	if err := checkMaxTime(c, f.maxTime); err != nil {
 		return err
 	}
-	var eps []checkEndpoint
-	switch {
-	case f.config != "" && len(args) > 0:
-		return usageErr("give either a TARGET with --expect or --config FILE, not both")
-	case f.config != "":
-		if len(f.expects) > 0 {
-			return usageErr("--expect goes with a TARGET; in --config, list expectations under each endpoint's expect:")
-		}
-		cfg, err := loadCheckConfig(f.config, f)
-		if err != nil {
-			return err
-		}
-		eps = cfg
-	case len(args) == 1:
-		exps, err := expect.ParseAll(f.expects)
-		if err != nil {
-			return usageErr("--expect: %v", err)
-		}
-		if f.minGrade != "" {
-			e, err := expect.ParseKV(expect.KeyMinGrade, f.minGrade)
-			if err != nil {
-				return usageErr("--min-grade: %v", err)
-			}
-			exps = append(exps, e)
-		}
-		if len(exps) == 0 {
-			return usageErr("check needs at least one --expect KEY=VALUE or --min-grade (see 'ratecheck check --help')")
-		}
-		eps = []checkEndpoint{{spec: args[0], req: f.requestFlags, maxTime: f.maxTime, exps: exps}}
-	default:
-		return usageErr("check needs a TARGET with --expect KEY=VALUE, or --config FILE; see 'ratecheck check --help'")
-	}
-	for _, ep := range eps {
-		if err := checkProbeBudget(&ep.req, ep.maxTime); err != nil {
-			if ep.line > 0 {
-				var ee *exitError
-				errors.As(err, &ee)
-				return usageErr("%s:%d: endpoint %s: %v (max_requests:/max_time: in the file, or the flag)", f.config, ep.line, endpointLabel(ep), ee.err)
-			}
-			return err
-		}
-	}
-	paths, err := outfiles.StreamPaths(outfiles.Base("check", time.Now()), f.out, len(eps))
+	eps, err := f.endpoints(args)
 	if err != nil {
+		return err
+	}
+	stderr := c.ErrOrStderr()
+	chk := runner.Check{Endpoints: eps, Config: f.config, Targets: targetOptions(c), Stderr: stderr,
+		Progress: progressEnabled(stderr, f.quiet), Version: version}
+	if err := chk.CheckBudgets(); err != nil {
+		return exitOf(err)
+	}
+	if chk.Paths, err = outfiles.StreamPaths(outfiles.Base("check", time.Now()), f.out, len(eps)); err != nil {
 		return usageErr("--out: %v", err)
 	}
-	if err := guardStreams(c, paths); err != nil {
+	if err := guardStreams(c, chk.Paths); err != nil {
 		return err
+	}
+	if f.output == "text" {
+		chk.Text = c.OutOrStdout()
 	}
 	ctx, stop := interruptible(c)
 	defer stop()
-	stderr := c.ErrOrStderr()
-
-	// Start every target before the first request: a bad spec is exit 2
-	// before anything is sent.
-	specs := make([]string, len(eps))
-	for i, ep := range eps {
-		specs[i] = ep.spec
-	}
-	tgts, closeAll, err := openTargets(ctx, c, specs, func(i int, err error) error {
-		var ee *exitError
-		if ep := eps[i]; errors.As(err, &ee) && ee.code == ExitUsage && ep.line > 0 {
-			return usageErr("%s:%d: target %q: %v", f.config, ep.line, ep.spec, ee.err)
-		}
-		return err
-	})
-	defer closeAll()
+	doc, err := chk.Run(ctx)
 	if err != nil {
-		return err
+		return exitOf(err)
 	}
-
-	doc := report.NewDocument(version, "check", "probe")
-	w := c.OutOrStdout()
-	for i, ep := range eps {
-		if ctx.Err() != nil {
-			doc.Runs = append(doc.Runs, report.Run{Target: ep.spec, Name: ep.name, Kind: "probe", Profile: "probe", Error: "not run: interrupted", Outcome: expect.Untested})
-			continue
-		}
-		if len(eps) > 1 {
-			fmt.Fprintf(stderr, "check: %s (%d of %d)\n", endpointLabel(ep), i+1, len(eps))
-		}
-		prog := report.NewProgress(stderr, progressEnabled(stderr, f.quiet), progressBudget(ep.maxTime))
-		stated, _ := expect.StatedBy(ep.exps) // a burst that exceeds one ends the probe
-		pr, err := execProbe(ctx, prog.Writer(), &ep.req, ep.maxTime, "check", tgts[i], paths[i], prog, stated)
-		prog.Stop()
-		if cerr := tgts[i].Close(); cerr != nil {
-			fmt.Fprintf(stderr, "ratecheck: stopping %s: %v\n", ep.spec, cerr)
-		}
-		var run report.Run
-		if err != nil {
-			var ee *exitError
-			if errors.As(err, &ee) && ee.code == ExitUsage {
-				return err
-			}
-			run = report.FailedProbeRun(ep.spec, paths[i], err)
-			run.Expectations, run.Outcome = expect.OfRun(ep.exps, nil, nil, err)
-		} else {
-			run = report.ProbeRun(pr.Spec, pr.URL, pr.Res, pr.Grade)
-			run.Expectations, run.Outcome = expect.OfRun(ep.exps, pr.Res, pr.Grade, nil)
-		}
-		run.Name = ep.name
-		doc.Runs = append(doc.Runs, run)
-		if f.output == "text" {
-			report.CheckRun(w, &run)
-		}
-	}
-	doc.Outcome = checkOutcome(doc.Runs, ctx.Err() != nil)
 	if f.output == "json" {
-		if err := report.WriteJSON(w, doc); err != nil {
+		if err := report.WriteJSON(c.OutOrStdout(), doc); err != nil {
 			return err
 		}
 	}
@@ -222,55 +131,49 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 	return checkExit(ctx.Err() != nil, doc)
 }
 
-func endpointLabel(ep checkEndpoint) string {
-	if ep.name != "" {
-		return ep.name + " (" + ep.spec + ")"
+// endpoints are what the check probes: a TARGET with --expect and
+// --min-grade, or the endpoints of --config.
+func (f *checkFlags) endpoints(args []string) ([]runner.Endpoint, error) {
+	switch {
+	case f.config != "" && len(args) > 0:
+		return nil, usageErr("give either a TARGET with --expect or --config FILE, not both")
+	case f.config != "" && len(f.expects) > 0:
+		return nil, usageErr("--expect goes with a TARGET; in --config, list expectations under each endpoint's expect:")
+	case f.config != "":
+		return loadCheckConfig(f.config, f)
+	case len(args) == 0:
+		return nil, usageErr("check needs a TARGET with --expect KEY=VALUE, or --config FILE; see 'ratecheck check --help'")
 	}
-	return ep.spec
-}
-
-// checkOutcome is the overall outcome of the runs (expect.OfCheck).
-func checkOutcome(runs []report.Run, interrupted bool) string {
-	verdicts := make([]string, len(runs))
-	for i, r := range runs {
-		verdicts[i] = r.Outcome
+	exps, err := expect.ParseAll(f.expects)
+	if err != nil {
+		return nil, usageErr("--expect: %v", err)
 	}
-	return expect.OfCheck(verdicts, interrupted)
+	if f.minGrade != "" {
+		e, err := expect.ParseKV(expect.KeyMinGrade, f.minGrade)
+		if err != nil {
+			return nil, usageErr("--min-grade: %v", err)
+		}
+		exps = append(exps, e)
+	}
+	if len(exps) == 0 {
+		return nil, usageErr("check needs at least one --expect KEY=VALUE or --min-grade (see 'ratecheck check --help')")
+	}
+	return []runner.Endpoint{{Spec: args[0], Probing: probing(&f.requestFlags, f.maxTime), Expect: exps}}, nil
 }
 
 // checkExit turns the outcome into the exit code and its one-line message.
 func checkExit(interrupted bool, doc report.Document) error {
-	var failed, untested []string
-	total := 0
-	for _, r := range doc.Runs {
-		for _, o := range r.Expectations {
-			total++
-			label := o.Message()
-			if len(doc.Runs) > 1 {
-				who := r.Target
-				if r.Name != "" {
-					who = r.Name
-				}
-				label = who + ": " + label
-			}
-			switch o.Result {
-			case expect.Fail:
-				failed = append(failed, label)
-			case expect.Untested:
-				untested = append(untested, label)
-			}
-		}
-	}
+	t := runner.TallyOf(doc)
 	switch {
-	case len(failed) > 0:
+	case len(t.Failed) > 0:
 		// Even a cut-short run fails what its data refutes (a rejection
 		// refutes family=none); expect.Evaluate leaves the rest untested.
-		return exitWith(ExitFailed, fmt.Errorf("check failed: %d of %d expectations do not hold: %s", len(failed), total, strings.Join(failed, "; ")))
+		return exitWith(ExitFailed, fmt.Errorf("check failed: %d of %d expectations do not hold: %s", len(t.Failed), t.Total, strings.Join(t.Failed, "; ")))
 	case interrupted:
 		// A cut-short probe may get anything else wrong: no verdict.
 		return exitWith(ExitUntested, errors.New("interrupted: the run was cut short, so no expectation was tested"))
 	case doc.Outcome != expect.Pass:
-		return exitWith(ExitUntested, fmt.Errorf("check could not test %d of %d expectations: %s", len(untested), total, strings.Join(untested, "; ")))
+		return exitWith(ExitUntested, fmt.Errorf("check could not test %d of %d expectations: %s", len(t.Untested), t.Total, strings.Join(t.Untested, "; ")))
 	}
 	return nil
 }
@@ -278,7 +181,7 @@ func checkExit(interrupted bool, doc report.Document) error {
 // loadCheckConfig reads the --config suite (probe/expect) into endpoints,
 // the command line's flags as defaults under the file's own settings;
 // every problem is a usage error naming the file, the line and the key.
-func loadCheckConfig(path string, f *checkFlags) ([]checkEndpoint, error) {
+func loadCheckConfig(path string, f *checkFlags) ([]runner.Endpoint, error) {
 	suite, err := expect.LoadSuite(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
@@ -286,48 +189,32 @@ func loadCheckConfig(path string, f *checkFlags) ([]checkEndpoint, error) {
 		}
 		return nil, usageErr("%v", err)
 	}
-	var eps []checkEndpoint
+	var eps []runner.Endpoint
 	for _, se := range suite.Endpoints {
-		at := fmt.Sprintf("%s:%d", path, se.Line)
-		ep := checkEndpoint{name: se.Name, spec: se.Target, line: se.Line, req: f.requestFlags, maxTime: f.maxTime, exps: se.Expectations}
-		ep.req.out = ""
-		if se.Method != "" {
-			ep.req.method = se.Method
+		rf := f.requestFlags.under(se)
+		if err := rf.validate(); err != nil {
+			return nil, usageErr("%s:%d: %v", path, se.Line, err)
 		}
-		if se.Headers != nil {
-			ep.req.headers = slices.Concat(f.headers, se.Headers)
+		exps, err := suite.Expectations(se, f.minGrade)
+		if err != nil {
+			return nil, usageErr("%v", err)
 		}
-		if se.Body != "" {
-			ep.req.body = se.Body
-		}
-		if se.KeyHeader != "" {
-			ep.req.keyHeader = se.KeyHeader
-		}
-		if se.Timeout > 0 {
-			ep.req.timeout = se.Timeout
-		}
-		if se.MaxTime > 0 {
-			ep.maxTime = se.MaxTime
-		}
-		if se.MaxRequests > 0 {
-			ep.req.maxRequests = se.MaxRequests
-		}
-		if err := ep.req.validate(); err != nil {
-			return nil, usageErr("%s: %v", at, err)
-		}
-		if mg := cmp.Or(se.MinGrade, f.minGrade); mg != "" {
-			e, err := expect.ParseKV(expect.KeyMinGrade, mg)
-			if err != nil {
-				return nil, usageErr("%s: min_grade: %v", at, err)
-			}
-			ep.exps = append(ep.exps, e)
-		}
-		if len(ep.exps) == 0 {
-			return nil, usageErr("%s: endpoint %s has no expectations: add expect: (family: token_bucket, rate: 10/s±10%%, ...) or min_grade:", at, endpointLabel(ep))
-		}
-		eps = append(eps, ep)
+		eps = append(eps, runner.Endpoint{Name: se.Name, Spec: se.Target, Line: se.Line, Expect: exps,
+			Probing: probing(&rf, cmp.Or(se.MaxTime, f.maxTime))})
 	}
 	return eps, nil
+}
+
+// under is the request flags under an endpoint's own settings: each it
+// sets replaces the flag's, its headers are added to the flags'.
+func (f requestFlags) under(se expect.Endpoint) requestFlags {
+	f.out = ""
+	f.method, f.body, f.keyHeader = cmp.Or(se.Method, f.method), cmp.Or(se.Body, f.body), cmp.Or(se.KeyHeader, f.keyHeader)
+	f.timeout, f.maxRequests = cmp.Or(se.Timeout, f.timeout), cmp.Or(se.MaxRequests, f.maxRequests)
+	if se.Headers != nil {
+		f.headers = slices.Concat(f.headers, se.Headers)
+	}
+	return f
 }
 
 // progressEnabled says whether to draw the progress line: stderr is a

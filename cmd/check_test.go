@@ -255,8 +255,13 @@ func TestReadmeCheckExamples(t *testing.T) {
 	if err != nil {
 		t.Fatalf("README config: %v", err)
 	}
-	if len(eps) != 2 || len(eps[0].exps) != 6 || eps[0].maxTime != 30*time.Second || eps[0].req.method != "POST" ||
-		len(eps[1].exps) != 4 || eps[1].req.keyHeader != "X-Api-Key" {
+	if len(eps) != 2 {
+		t.Fatalf("README config read as %+v", eps)
+	}
+	req0, err0 := eps[0].Probing.Request("http://127.0.0.1/")
+	req1, err1 := eps[1].Probing.Request("http://127.0.0.1/")
+	if err0 != nil || err1 != nil || len(eps[0].Expect) != 6 || eps[0].Probing.Options.MaxTime != 30*time.Second || req0.Method != "POST" ||
+		len(eps[1].Expect) != 4 || req1.KeyHeader != "X-Api-Key" {
 		t.Errorf("README config read as %+v", eps)
 	}
 	var wf map[string]any

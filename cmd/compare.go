@@ -1,10 +1,7 @@
 package cmd
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
@@ -12,11 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
-	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/runner"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
@@ -91,114 +87,31 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	var prof attack.Profile
-	keep := true
-	experiment := "probe"
-	if f.probe {
-		if c.Flags().Changed("profile") {
-			return usageErr("--profile and --probe are alternatives: compare runs one experiment")
-		}
-		if err := checkMaxTime(c, f.maxTime); err != nil {
-			return err
-		}
-		if !c.Flags().Changed("max-requests") {
-			f.maxRequests = probe.DefaultMaxRequests // a probe's own budget, as 'probe' has
-		}
-		if err := checkProbeBudget(&f.requestFlags, f.maxTime); err != nil {
-			return err
-		}
-	} else {
-		var err error
-		if prof, keep, err = f.buildProfile(); err != nil {
-			return err
-		}
-		if !slices.Contains(attack.ProfileNames(), prof.Name()) {
-			return usageErr("unknown profile %q", prof.Name())
-		}
-		experiment = prof.Name()
-		if err := refuseSimulated("compare", specs...); err != nil {
-			return err
-		}
+	run, err := f.comparison(c, specs)
+	if err != nil {
+		return err
 	}
 	if f.between < 0 {
 		return usageErr("--between must be ≥ 0")
 	}
-	paths, err := outfiles.StreamPaths(outfiles.Base("compare", time.Now()), f.out, len(specs))
-	if err != nil {
+	if run.Paths, err = outfiles.StreamPaths(outfiles.Base("compare", time.Now()), f.out, len(specs)); err != nil {
 		return usageErr("--out: %v", err)
 	}
-	if err := guardStreams(c, paths); err != nil {
+	if err := guardStreams(c, run.Paths); err != nil {
 		return err
 	}
 	ctx, stop := interruptible(c)
 	defer stop()
-	stderr := c.ErrOrStderr()
-
-	// Start every target before sending anything: a bad config or a missing
-	// nginx stops the comparison before it spends minutes on the others.
-	// Idle targets cost nothing, and none sees traffic before its turn.
-	tgts, closeAll, err := openTargets(ctx, c, specs, nil)
-	defer closeAll()
+	out, err := run.Run(ctx)
 	if err != nil {
-		return err
+		return exitOf(err)
 	}
-
-	opts := map[string]string{}
-	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
-	out := report.Comparison{Experiment: experiment, Targets: make([]report.ComparedTarget, len(specs)), TailPlan: f.tailPlan()}
-	untested, inconclusive := 0, 0
-	for i, t := range tgts {
-		ct := &out.Targets[i]
-		ct.Target = specs[i]
-		if ctx.Err() != nil {
-			ct.Error = "not run: interrupted"
-			untested++
-			continue
-		}
-		if i > 0 && !t.Fresh() && f.between > 0 {
-			fmt.Fprintf(stderr, "compare: idling %s before %s\n", f.between, t.Spec)
-			sleepCtx(ctx, f.between)
-			if ctx.Err() != nil {
-				ct.Error = "not run: interrupted"
-				untested++
-				continue
-			}
-		}
-		fmt.Fprintf(stderr, "compare: %s against %s (%d of %d)\n", experiment, t.Spec, i+1, len(tgts))
-		if f.probe {
-			err = compareProbe(ctx, f, t, paths[i], ct)
-		} else {
-			err = compareProfile(ctx, f, prof, keep, t, paths[i], opts, ct)
-		}
-		// The next target runs alone: stop this one now.
-		if cerr := t.Close(); cerr != nil {
-			fmt.Fprintf(stderr, "ratecheck: stopping %s: %v\n", t.Spec, cerr)
-		}
-		if err != nil {
-			var ee *exitError
-			if errors.As(err, &ee) && ee.code == ExitUsage {
-				return err
-			}
-			ct.Error = err.Error()
-		}
-		if ct.Results != "" {
-			fmt.Fprintf(stderr, "results: %s\n", ct.Results)
-		}
-		switch {
-		case ct.Error != "":
-			untested++
-		case ct.Inference != nil && ct.Inference.Family == probe.Inconclusive:
-			inconclusive++
-		}
-	}
-
-	out.Interrupted = ctx.Err() != nil
 	w := c.OutOrStdout()
 	if f.output == "json" {
-		if err := printJSON(w, out); err != nil {
+		if err := printJSON(w, out.Comparison); err != nil {
 			return err
 		}
-	} else if err := report.CompareText(w, out); err != nil {
+	} else if err := report.CompareText(w, out.Comparison); err != nil {
 		return err
 	}
 	if outputFilesOf(c).Any() {
@@ -208,60 +121,50 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	}
 	// Exit 3 as attack and probe would for the target alone: a run that
 	// failed, or (probe) an inference that found no model.
+	n := len(specs)
 	switch {
-	case ctx.Err() != nil:
-		return exitWith(ExitUntested, fmt.Errorf("interrupted: the results are partial, %d of %d targets not run", untested, len(specs)))
-	case untested > 0 && inconclusive > 0:
-		return exitWith(ExitUntested, fmt.Errorf("%d of %d targets could not be tested and %d were inconclusive (see the table)", untested, len(specs), inconclusive))
-	case untested > 0:
-		return exitWith(ExitUntested, fmt.Errorf("%d of %d targets could not be tested (see the table)", untested, len(specs)))
-	case inconclusive > 0:
-		return exitWith(ExitUntested, fmt.Errorf("the inference was inconclusive for %d of %d targets (see the table)", inconclusive, len(specs)))
+	case out.Interrupted:
+		return exitWith(ExitUntested, fmt.Errorf("interrupted: the results are partial, %d of %d targets not run", out.Untested, n))
+	case out.Untested > 0 && out.Inconclusive > 0:
+		return exitWith(ExitUntested, fmt.Errorf("%d of %d targets could not be tested and %d were inconclusive (see the table)", out.Untested, n, out.Inconclusive))
+	case out.Untested > 0:
+		return exitWith(ExitUntested, fmt.Errorf("%d of %d targets could not be tested (see the table)", out.Untested, n))
+	case out.Inconclusive > 0:
+		return exitWith(ExitUntested, fmt.Errorf("the inference was inconclusive for %d of %d targets (see the table)", out.Inconclusive, n))
 	}
 	return nil
 }
 
-// compareProfile runs the attack profile against one target, as attack does.
-func compareProfile(ctx context.Context, f *compareFlags, prof attack.Profile, keep bool, t *launch.Target, path string, opts map[string]string, ct *report.ComparedTarget) error {
-	req, err := f.request(t.URL)
-	if err != nil {
-		return err
+// comparison is the experiment the flags describe, against specs: the
+// probe (--probe) with its budget checked, or the attack profile.
+func (f *compareFlags) comparison(c *cobra.Command, specs []string) (runner.Compare, error) {
+	run := runner.Compare{Specs: specs, Between: f.between, Targets: targetOptions(c), Stderr: c.ErrOrStderr(),
+		Request: f.request, Engine: f.options(), Flags: map[string]string{}, TailPlan: fmt.Sprintf("tail at %s for %s", f.tailRate, f.tail)}
+	if f.probe {
+		if c.Flags().Changed("profile") {
+			return run, usageErr("--profile and --probe are alternatives: compare runs one experiment")
+		}
+		if err := checkMaxTime(c, f.maxTime); err != nil {
+			return run, err
+		}
+		if !c.Flags().Changed("max-requests") {
+			f.maxRequests = probe.DefaultMaxRequests // a probe's own budget, as 'probe' has
+		}
+		p := probing(&f.requestFlags, f.maxTime)
+		run.Probing = &p
+		return run, exitOf(runner.CheckBudget(p.Options))
 	}
-	res, err := attack.Run(ctx, prof, attack.RunOptions{Options: f.options(), Request: req, Out: path, KeepResults: true,
-		Header: results.StreamHeader{Command: "compare", Target: t.Spec, Options: opts}})
-	if res == nil { // nothing was sent: the flags or --out are at fault
-		return runConfigErr(err)
+	prof, _, err := f.buildProfile()
+	switch {
+	case err != nil:
+		return run, err
+	case !slices.Contains(attack.ProfileNames(), prof.Name()):
+		return run, usageErr("unknown profile %q", prof.Name())
 	}
-	*ct = report.ComparedAttack(t.Spec, t.URL, prof.Name(), path, res, grade.OfAttack(res.Start, res.Results, res.Stopped))
-	if !res.Concluded || res.Untested != "" {
-		return fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path)
+	if err := launch.RefuseSimulated(specs...); err != nil {
+		return run, usageErr("%v", err)
 	}
-	return nil
-}
-
-// compareProbe runs the inference experiment against one target, as probe
-// does.
-func compareProbe(ctx context.Context, f *compareFlags, t *launch.Target, path string, ct *report.ComparedTarget) error {
-	ct.Results = path
-	run, err := execProbe(ctx, io.Discard, &f.requestFlags, f.maxTime, "compare", t, path, nil, nil)
-	if err != nil {
-		return err
-	}
-	*ct = report.ComparedProbe(t.Spec, run.URL, path, run.Res, run.Grade)
-	return nil
-}
-
-// tailPlan labels a burst's sustained-rate row in the table.
-func (f *compareFlags) tailPlan() string {
-	return fmt.Sprintf("tail at %s for %s", f.tailRate, f.tail)
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
+	c.Flags().Visit(func(fl *pflag.Flag) { run.Flags[fl.Name] = fl.Value.String() })
+	run.Profile = prof
+	return run, nil
 }

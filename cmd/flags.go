@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"context"
-	"errors"
 	"net/netip"
 	"strings"
 	"time"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/outfiles"
-	"github.com/ratecheck/ratecheck/targets/launch"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -132,60 +129,6 @@ func (f *requestFlags) outPath(command string) string {
 	return outfiles.Base(command, time.Now()) + ".jsonl"
 }
 
-// openTarget starts the target with the command's target flags (see
-// registerTargetFlags), mapping a bad spec or nginx config to exit 2 and a
-// target that cannot be started here (nginx not installed) to exit 3.
-func openTarget(c *cobra.Command, spec string) (*launch.Target, error) {
-	return openTargetCtx(c.Context(), c, spec)
-}
-
-// startRun is a traffic command's start: its interruptible context and its
-// one target, opened; done stops both.
-func startRun(c *cobra.Command, spec string) (context.Context, *launch.Target, func(), error) {
-	ctx, stop := interruptible(c)
-	tgt, err := openTarget(c, spec)
-	if err != nil {
-		stop()
-		return nil, nil, nil, err
-	}
-	return ctx, tgt, func() { _ = tgt.Close(); stop() }, nil
-}
-
-// openTargetCtx is openTarget with the context that stops the target when
-// cancelled (an nginx target is stopped at once).
-func openTargetCtx(ctx context.Context, c *cobra.Command, spec string) (*launch.Target, error) {
-	opt := targetOptions(c)
-	t, err := launch.OpenWith(ctx, spec, opt)
-	if err != nil {
-		var ue *launch.UsageError
-		if errors.As(err, &ue) {
-			return nil, usageErr("%v", err)
-		}
-		return nil, exitWith(ExitUntested, err)
-	}
-	if err := checkHTTP2(c, t); err != nil {
-		_ = t.Close()
-		return nil, err
-	}
-	printTargetNotes(c.ErrOrStderr(), t, opt.Keep)
-	return t, nil
-}
-
-// checkHTTP2 is exit 2 when --http2 is asked of a target served over plain
-// http (builtin:, nginx: and haproxy: targets always are): ratecheck speaks
-// HTTP/2 only over TLS. Said once the target is resolved to its URL, before
-// anything is sent to it.
-func checkHTTP2(c *cobra.Command, t *launch.Target) error {
-	if fl := c.Flags().Lookup("http2"); fl == nil || fl.Value.String() != "true" || strings.HasPrefix(t.URL, "https://") {
-		return nil
-	}
-	served := t.URL + " is plain http"
-	if t.Spec != t.URL {
-		served = t.Spec + " is served over plain http (" + t.URL + ")"
-	}
-	return usageErr("--http2 needs an https target (HTTP/2 here is spoken over TLS): %s; drop --http2 or name an https:// URL", served)
-}
-
 // rateFlag parses a rate flag, accepting "max" where allowed.
 func rateFlag(name, v string, allowMax bool) (float64, error) {
 	if allowMax && v == "max" {
@@ -196,30 +139,4 @@ func rateFlag(name, v string, allowMax bool) (float64, error) {
 		return 0, usageErr("--%s: %v", name, err)
 	}
 	return r, nil
-}
-
-// openTargets starts every target before any request is sent, so a bad
-// spec or config stops the command before it spends time on the others.
-// where(i, err) may reword target i's error (e.g. with a config line). The
-// returned func closes whatever was started; call it even on error.
-func openTargets(ctx context.Context, c *cobra.Command, specs []string, where func(i int, err error) error) ([]*launch.Target, func(), error) {
-	tgts := make([]*launch.Target, len(specs))
-	closeAll := func() {
-		for _, t := range tgts {
-			if t != nil {
-				_ = t.Close()
-			}
-		}
-	}
-	for i, spec := range specs {
-		t, err := openTargetCtx(ctx, c, spec)
-		if err != nil {
-			if where != nil {
-				err = where(i, err)
-			}
-			return tgts, closeAll, err
-		}
-		tgts[i] = t
-	}
-	return tgts, closeAll, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/runner"
 )
 
 // The report files every command can write: --html, --json, --junit. Each
@@ -91,9 +92,9 @@ func writeAttackOutputs(c *cobra.Command, spec, path string, rep results.Report)
 }
 
 // writeProbeOutputs writes probe's report files from the live result.
-func writeProbeOutputs(c *cobra.Command, run *probeRun) error {
+func writeProbeOutputs(c *cobra.Command, run *runner.Graded) error {
 	if !outputFilesOf(c).Any() {
 		return nil
 	}
-	return writeOutputs(c, report.NewDocument(version, "probe", "probe", report.ProbeRun(run.Spec, run.URL, run.Res, run.Grade)))
+	return writeOutputs(c, report.NewDocument(version, "probe", "probe", run.Run()))
 }

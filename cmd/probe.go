@@ -12,6 +12,7 @@ import (
 	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/runner"
 	"github.com/ratecheck/ratecheck/targets/launch"
 	"github.com/ratecheck/ratecheck/targets/sim"
 )
@@ -79,8 +80,9 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	if err := checkMaxTime(c, f.maxTime); err != nil {
 		return err
 	}
-	if err := checkProbeBudget(&f.requestFlags, f.maxTime); err != nil {
-		return err
+	p := probing(&f.requestFlags, f.maxTime)
+	if err := runner.CheckBudget(p.Options); err != nil {
+		return exitOf(err)
 	}
 	path := f.outPath("probe")
 	if err := guardStreams(c, []string{path}); err != nil {
@@ -91,10 +93,11 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		return err
 	}
 	defer done()
-	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), progressBudget(f.maxTime))
-	run, err := execProbe(ctx, prog.Writer(), &f.requestFlags, f.maxTime, "probe", tgt, path, prog, nil)
-	prog.Stop()
-	if run == nil {
+	p.Command, p.Progress = "probe", report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), runner.ProgressBudget(f.maxTime))
+	p.Stderr = p.Progress.Writer()
+	run, err := runner.Probe(ctx, tgt, path, p)
+	p.Progress.Stop()
+	if err = exitOf(err); run == nil {
 		return err
 	}
 	// The verdict first, then the files: a file that cannot be written
@@ -122,7 +125,7 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 }
 
 // printProbe prints the probe's answer on stdout, in the -o format.
-func printProbe(c *cobra.Command, f *probeFlags, run *probeRun, out probeOutput) error {
+func printProbe(c *cobra.Command, f *probeFlags, run *runner.Graded, out probeOutput) error {
 	w := c.OutOrStdout()
 	if f.output == "json" {
 		return printJSON(w, out)
@@ -139,7 +142,7 @@ func printProbe(c *cobra.Command, f *probeFlags, run *probeRun, out probeOutput)
 
 // writeProbeFiles writes probe's own --json and the report files; the
 // first that fails is the error, after the others are written.
-func writeProbeFiles(c *cobra.Command, f *probeFlags, run *probeRun, out probeOutput) error {
+func writeProbeFiles(c *cobra.Command, f *probeFlags, run *runner.Graded, out probeOutput) error {
 	var jsonErr error
 	if f.jsonFile != "" {
 		if err := outfiles.WriteJSON(f.jsonFile, out); err != nil {

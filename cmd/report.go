@@ -2,18 +2,13 @@ package cmd
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratecheck/ratecheck/grade"
-	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
-	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/runner"
 )
 
 func newReportCmd() *cobra.Command {
@@ -67,49 +62,9 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 	if err != nil {
 		return usageErr("--expect: %v", err)
 	}
-	for _, p := range paths {
-		if err := checkStreamPath(p); err != nil {
-			return err
-		}
-	}
-	if merged, err := mergeIfSharded(paths); err != nil || merged != nil {
-		if err != nil {
-			return err
-		}
-		return renderMerged(c, output, len(exps) > 0, merged)
-	}
-	var runs []report.Run
-	var headers []results.StreamHeader
-	var probes []*probe.Result // per run; nil for an attack's stream
-	for _, p := range paths {
-		rec, err := readStreamFile(p)
-		if err != nil {
-			return err
-		}
-		headers = append(headers, rec.Header)
-		if report.IsProbeStream(rec.Header) {
-			// A probe's stream is inferred and graded again.
-			res := probe.FromRecorded(rec)
-			res.ResultsFile = p
-			probes = append(probes, res)
-			runs = append(runs, report.ProbeRun(rec.Header.Target, rec.Header.URL, res, grade.OfProbe(res)))
-		} else {
-			probes = append(probes, nil)
-			runs = append(runs, report.AttackFromStream(rec, p))
-		}
-	}
-	doc := report.RecordedDocument(version, headers, runs...)
-	interrupted := false
-	if len(exps) > 0 {
-		for i := range doc.Runs {
-			r := &doc.Runs[i]
-			if probes[i] == nil {
-				return usageErr("--expect: %s holds an attack (%s), not a probe: there is nothing to compare expectations with", paths[i], r.Profile)
-			}
-			r.Expectations, r.Outcome = expect.OfRun(exps, probes[i], r.Grade, nil)
-			interrupted = interrupted || r.Stopped != ""
-		}
-		doc.Outcome = checkOutcome(doc.Runs, interrupted)
+	doc, err := runner.Recorded(paths, exps, version)
+	if err != nil {
+		return exitOf(err)
 	}
 	w := c.OutOrStdout()
 	if output == "json" {
@@ -125,58 +80,11 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 		return err
 	}
 	if len(exps) > 0 {
-		return checkExit(interrupted, doc)
+		return checkExit(runner.Interrupted(doc), doc)
 	}
-	return reportExit(doc.Runs)
-}
-
-// reportExit gives a re-rendered run the exit code the command that made
-// it gave: 3 when the run was cut short (interrupted, or a stream with no
-// end record), an attack had nothing answered with an admission or a
-// rejection (attack's own rule), or the inference is inconclusive; the
-// one line names each stream and why.
-func reportExit(runs []report.Run) error {
-	var why []string
-	for _, r := range runs {
-		switch {
-		case r.Stopped != "":
-			why = append(why, fmt.Sprintf("%s: the run was cut short (%s): it covers only what was recorded before", r.ResultsFile, r.Stopped))
-		case r.Inference != nil && r.Inference.Family == probe.Inconclusive:
-			why = append(why, fmt.Sprintf("%s: %s", r.ResultsFile, r.Inference.Summary()))
-		case r.Kind == "attack" && r.Summary.Admitted+r.Summary.Rejected == 0:
-			why = append(why, fmt.Sprintf("%s: not tested: no answer was an admission (2xx) or a rejection", r.ResultsFile))
-		}
-	}
-	if len(why) == 0 {
-		return nil
-	}
-	return exitWith(ExitUntested, errors.New(strings.Join(why, "; ")))
-}
-
-func readStreamFile(path string) (*results.Recorded, error) {
-	if err := checkStreamPath(path); err != nil {
-		return nil, err
-	}
-	rec, err := results.ReadStreamFile(path)
-	var perr *os.PathError
-	switch {
-	case errors.As(err, &perr):
-		return nil, usageErr("%v (name a results stream: the --out file of attack, probe, check or compare)", err)
-	case err != nil:
-		return nil, usageErr("%s: %v", path, err)
-	}
-	return rec, nil
-}
-
-// checkStreamPath is exit 2, saying what to name instead, for a path that
-// is no results file: missing, unreadable, or a directory.
-func checkStreamPath(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return usageErr("%v (name a results stream: the --out file of attack, probe, check or compare)", err)
-	case fi.IsDir():
-		return usageErr("%s is a directory: name the results streams in it, e.g. %s", path, filepath.Join(path, "*.jsonl"))
+	// The exit code the command that made each run gave.
+	if why := runner.UntestedRuns(doc.Runs); len(why) > 0 {
+		return exitWith(ExitUntested, errors.New(strings.Join(why, "; ")))
 	}
 	return nil
 }

@@ -1,14 +1,12 @@
 package cmd
 
 import (
-	"fmt"
-	"io"
-	"strings"
+	"context"
+	"errors"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/targets/launch"
-	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
 // Flag names of the target options every traffic-sending command shares.
@@ -20,7 +18,7 @@ const (
 
 // registerTargetFlags adds the flags that say how a target is started
 // (nginx:PATH and haproxy:PATH targets: --nginx-bin, --haproxy-bin, --keep). attack, probe and compare call
-// it; openTarget reads them back by name, so a command without them gets the
+// it; targetOptions reads them back by name, so a command without them gets the
 // defaults.
 func registerTargetFlags(c *cobra.Command) {
 	fs := c.Flags()
@@ -29,9 +27,11 @@ func registerTargetFlags(c *cobra.Command) {
 	fs.Bool(flagKeep, false, "nginx: and haproxy: targets: keep the generated config and the server's logs in their temporary directory after the run")
 }
 
-// targetOptions reads the flags registerTargetFlags added, if any.
+// targetOptions are how the command's targets are started and checked:
+// the flags registerTargetFlags added, if any, and --http2; what was
+// rewritten in a config is said on stderr.
 func targetOptions(c *cobra.Command) launch.Options {
-	var o launch.Options
+	o := launch.Options{Notes: c.ErrOrStderr()}
 	if fl := c.Flags().Lookup(flagNginxBin); fl != nil {
 		o.NginxBin = fl.Value.String()
 	}
@@ -41,33 +41,25 @@ func targetOptions(c *cobra.Command) launch.Options {
 	if fl := c.Flags().Lookup(flagKeep); fl != nil {
 		o.Keep = fl.Value.String() == "true"
 	}
+	if fl := c.Flags().Lookup("http2"); fl != nil {
+		o.HTTP2 = fl.Value.String() == "true"
+	}
 	return o
 }
 
-// printTargetNotes tells the user, on stderr, what ratecheck rewrote in an
-// nginx or HAProxy config and where a kept directory is.
-func printTargetNotes(w io.Writer, t *launch.Target, keep bool) {
-	for _, n := range t.Notes {
-		fmt.Fprintf(w, "%s: %s\n", t.Kind, n)
-	}
-	if keep && t.Dir != "" {
-		files := "generated nginx.conf, error.log"
-		if t.Kind == launch.KindHAProxy {
-			files = "generated haproxy.cfg, stderr.log"
+// startRun is a one-target command's start: its interruptible context and
+// its target, opened (a bad spec or config is exit 2, a target that cannot
+// be started here, nginx not installed, exit 3); done stops both.
+func startRun(c *cobra.Command, spec string) (context.Context, *launch.Target, func(), error) {
+	ctx, stop := interruptible(c)
+	tgt, err := launch.OpenWith(c.Context(), spec, targetOptions(c))
+	if err != nil {
+		stop()
+		var ue *launch.UsageError
+		if errors.As(err, &ue) {
+			return nil, nil, nil, usageErr("%v", err)
 		}
-		fmt.Fprintf(w, "%s: %s runs from %s (%s); kept after the run (--keep)\n", t.Kind, t.Spec, t.Dir, files)
+		return nil, nil, nil, exitWith(ExitUntested, err)
 	}
-}
-
-// refuseSimulated is exit 2 for a sim: target given to a command that runs
-// an attack profile: the simulator runs the probe's plan (probe, check,
-// compare --probe), not the engine's profiles.
-func refuseSimulated(command string, specs ...string) error {
-	for _, spec := range specs {
-		if strings.HasPrefix(spec, sim.Prefix) {
-			return usageErr("%s: a sim: target runs the probe's experiment only: use 'ratecheck probe', 'check' or 'compare --probe' (or the same limiter as builtin:%s)",
-				spec, strings.TrimPrefix(spec, sim.Prefix))
-		}
-	}
-	return nil
+	return ctx, tgt, func() { _ = tgt.Close(); stop() }, nil
 }

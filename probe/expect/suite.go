@@ -2,12 +2,14 @@ package expect
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +46,26 @@ func (e Endpoint) Label() string {
 		return e.Name + " (" + e.Target + ")"
 	}
 	return e.Target
+}
+
+// Expectations are what endpoint e of the suite must meet: its own, with
+// the min-grade it states (its own, else the file's, else minGrade, the
+// command line's). An endpoint with none is an error: checking it would
+// test nothing.
+func (s *Suite) Expectations(e Endpoint, minGrade string) ([]Expectation, error) {
+	at := fmt.Sprintf("%s:%d", s.Path, e.Line)
+	exps := e.Expectations
+	if mg := cmp.Or(e.MinGrade, minGrade); mg != "" {
+		g, err := ParseKV(KeyMinGrade, mg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: min_grade: %v", at, err)
+		}
+		exps = append(slices.Clip(exps), g)
+	}
+	if len(exps) == 0 {
+		return nil, fmt.Errorf("%s: endpoint %s has no expectations: add expect: (family: token_bucket, rate: 10/s±10%%, ...) or min_grade:", at, e.Label())
+	}
+	return exps, nil
 }
 
 // suiteFile and suiteEndpoint are the file's schema; their yaml tags are the

@@ -75,3 +75,27 @@ func TestParseSuiteRefusesAKeyGivenTwice(t *testing.T) {
 		t.Errorf("one key per endpoint refused: %v", err)
 	}
 }
+
+// An endpoint's expectations take its min-grade (its own, the file's, or
+// the command line's); one with none at all is refused at its line.
+func TestSuiteExpectations(t *testing.T) {
+	s, err := ParseSuite("s.yaml", []byte("endpoints:\n  - target: builtin:none\n    expect: {family: none}\n  - target: builtin:none\n  - target: builtin:none\n    min_grade: Z\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exps, err := s.Expectations(s.Endpoints[0], ""); err != nil || len(exps) != 1 {
+		t.Errorf("own: %v, %v", exps, err)
+	}
+	if exps, err := s.Expectations(s.Endpoints[0], "B"); err != nil || len(exps) != 2 || exps[1].Key != KeyMinGrade {
+		t.Errorf("with the command line's min-grade: %v, %v", exps, err)
+	}
+	if len(s.Endpoints[0].Expectations) != 1 {
+		t.Error("the endpoint's own expectations changed")
+	}
+	if _, err := s.Expectations(s.Endpoints[1], ""); err == nil || !strings.HasPrefix(err.Error(), "s.yaml:4: endpoint builtin:none has no expectations") {
+		t.Errorf("none: %v", err)
+	}
+	if _, err := s.Expectations(s.Endpoints[2], ""); err == nil || !strings.HasPrefix(err.Error(), "s.yaml:5: min_grade:") {
+		t.Errorf("a bad min_grade: %v", err)
+	}
+}

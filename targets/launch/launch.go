@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strconv"
@@ -97,6 +98,13 @@ type Options struct {
 	// Keep keeps an nginx or HAProxy target's directory (generated config,
 	// logs) after Close, for debugging.
 	Keep bool
+	// HTTP2 says the run will speak HTTP/2, which ratecheck speaks only
+	// over TLS: a target served over plain http is then a usage error,
+	// said before anything is sent to it.
+	HTTP2 bool
+	// Notes, when set, is told what ratecheck rewrote in a target's
+	// config and where a kept directory is, as each target opens.
+	Notes io.Writer
 }
 
 // startNginx is nginx.Start; tests replace it.
@@ -114,6 +122,21 @@ func Open(ctx context.Context, spec string) (*Target, error) {
 // target, cancelling ctx stops the server as Close does; Close must still be
 // called.
 func OpenWith(ctx context.Context, spec string, opt Options) (*Target, error) {
+	t, err := open(ctx, spec, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkHTTP2(opt.HTTP2); err != nil {
+		_ = t.Close()
+		return nil, err
+	}
+	if opt.Notes != nil {
+		t.writeNotes(opt.Notes, opt.Keep)
+	}
+	return t, nil
+}
+
+func open(ctx context.Context, spec string, opt Options) (*Target, error) {
 	switch {
 	case spec == fleet.Prefix || strings.HasPrefix(spec, fleet.Prefix+"?"):
 		return openFleet(ctx, spec)

@@ -1,0 +1,11 @@
+// Package runner carries out what a command asked for, between its flags
+// and its exit code: it opens the targets, runs each experiment in turn
+// and turns what came back into the report's runs — a probe run and graded
+// (probe.go), check's endpoints probed and held to their expectations
+// (check.go), compare's targets given one experiment each (compare.go),
+// and recorded streams read back, inferred and graded again (recorded.go).
+//
+// Its errors say what kind of failure each is (errors.go), and cmd maps
+// them to exit codes; messages name the user's flags as the request's
+// attack.Options.Names does.
+package runner

@@ -1,0 +1,105 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/grade"
+	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/targets/launch"
+)
+
+// Request builds a run's request for its target's URL, known once the
+// target is open (attack.NewRequest with the user's method, headers, body).
+type Request func(url string) (*attack.Request, error)
+
+// Graded is one probe carried out against a target and graded: what
+// 'probe' does, and what check and compare --probe do for each target.
+type Graded struct {
+	Spec, URL string
+	Res       *probe.Result
+	Grade     *grade.Report // nil when the target did not answer
+}
+
+// Run is the graded probe as the report's run.
+func (g *Graded) Run() report.Run { return report.ProbeRun(g.Spec, g.URL, g.Res, g.Grade) }
+
+// Probing is how to probe a target: its request, and the probe's options
+// (budget, engine, bypass, stated capacities) but for what Probe fills in
+// — the results stream, the target, the command, the progress line.
+type Probing struct {
+	Request Request
+	Options probe.Options
+	Command string
+	// Stderr is told where the results stream is, and a probe's error
+	// that did not stop it; the progress line writes through it.
+	Stderr   io.Writer
+	Progress *report.Progress // nil: none
+}
+
+// CheckBudget refuses a budget that cannot hold the smallest probe plan,
+// before anything is started or sent, naming the flag to raise.
+func CheckBudget(o probe.Options) error {
+	return budgetErr(o.Validate(), o.Engine)
+}
+
+func budgetErr(err error, o attack.Options) error {
+	var be *probe.BudgetError
+	if !errors.As(err, &be) {
+		return err
+	}
+	flag, need := name(o, "Options.MaxRequests"), be.Need
+	if be.What == "time" {
+		flag = name(o, "Options.MaxDuration") // the probe's time budget is the engine's
+	} else {
+		need += " requests"
+	}
+	return refused(fmt.Errorf("%s %s is too small: the smallest probe plan needs at least %s; raise %s", flag, be.Have, need, flag))
+}
+
+// Probe runs probe.Run against an opened target — results streamed at
+// path — and grades it. A target that did not answer is an
+// *UntestedError, with the run (inference inconclusive, not graded) for
+// the commands that still show it; a request, budget or stream the user
+// must fix, or a quota too costly to measure, is a *RefusedError.
+func Probe(ctx context.Context, tgt *launch.Target, path string, p Probing) (*Graded, error) {
+	req, err := p.Request(tgt.URL)
+	if err != nil {
+		return nil, refused(err)
+	}
+	opt := p.Options
+	opt.ResultsFile, opt.Command, opt.Target = path, p.Command, tgt.Spec
+	if p.Progress != nil {
+		opt.Sinks, opt.OnBudget = []func(*results.Result){p.Progress.Add}, p.Progress.SetBudget
+	}
+	opt.Network = tgt.Network // nil: real sockets
+	res, err := probe.Run(ctx, req, opt)
+	var costly *probe.QuotaCostError
+	if errors.As(err, &costly) {
+		// Refused after the calibration: its requests are in the stream.
+		fmt.Fprintf(p.Stderr, "results: %s\n", path)
+		return nil, refused(err)
+	}
+	if res == nil {
+		if err = budgetErr(err, opt.Engine); err != nil && !Refused(err) {
+			err = refused(fmt.Errorf("%v (choose another place with %s)", err, name(opt.Engine, "RunOptions.Out")))
+		}
+		return nil, err
+	}
+	fmt.Fprintf(p.Stderr, "results: %s\n", path)
+	if tgt.Network == nil { // a simulated server has no port to try TLS on
+		err = res.WithHTTPSHint(tgt.URL, err)
+	}
+	if errors.Is(err, probe.ErrUnreachable) {
+		return &Graded{Spec: tgt.Spec, URL: tgt.URL, Res: res}, untested(fmt.Errorf("%s: %w", tgt.Spec, err))
+	}
+	if err != nil {
+		fmt.Fprintf(p.Stderr, "ratecheck: %v\n", err)
+	}
+	return &Graded{Spec: tgt.Spec, URL: tgt.URL, Res: res, Grade: grade.OfProbe(res)}, nil
+}

@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/probe/expect"
+	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/targets/launch"
+)
+
+var flags = map[string]string{"Options.MaxRequests": "--max-requests", "Options.MaxDuration": "--max-time", "RunOptions.Out": "--out"}
+
+func names(field string) string { return flags[field] }
+
+// A budget too small for the smallest plan is refused naming the flag; one
+// from a config file names the file, the line and the endpoint.
+func TestCheckBudgetNamesTheFlag(t *testing.T) {
+	err := CheckBudget(probe.Options{MaxRequests: 5, Engine: attack.Options{Names: names}})
+	if !Refused(err) || !strings.HasPrefix(err.Error(), "--max-requests 5 is too small: the smallest probe plan needs at least ") || !strings.HasSuffix(err.Error(), " requests; raise --max-requests") {
+		t.Errorf("requests: %v", err)
+	}
+	err = CheckBudget(probe.Options{MaxTime: 1, Engine: attack.Options{Names: names}})
+	if !Refused(err) || !strings.HasPrefix(err.Error(), "--max-time 1ns is too small") {
+		t.Errorf("time: %v", err)
+	}
+	if err := CheckBudget(probe.Options{}); err != nil {
+		t.Errorf("the default budget: %v", err)
+	}
+	c := Check{Config: "c.yaml", Endpoints: []Endpoint{{Spec: "builtin:none"}, {Name: "api", Spec: "builtin:none", Line: 4,
+		Probing: Probing{Options: probe.Options{MaxRequests: 5, Engine: attack.Options{Names: names}}}}}}
+	if err := c.CheckBudgets(); !Refused(err) || !strings.HasPrefix(err.Error(), "c.yaml:4: endpoint api (builtin:none): --max-requests 5 is too small") {
+		t.Errorf("config: %v", err)
+	}
+}
+
+// A target whose spec is wrong stops the check before anything is sent,
+// at its line in the config.
+func TestCheckRefusesABadTargetAtItsLine(t *testing.T) {
+	c := Check{Config: "c.yaml", Endpoints: []Endpoint{{Spec: "builtin:none"}, {Spec: "nonsense", Line: 7}}, Paths: []string{"a", "b"}, Stderr: io.Discard}
+	_, err := c.Run(context.Background())
+	if !Refused(err) || !strings.HasPrefix(err.Error(), `c.yaml:7: target "nonsense": target "nonsense": use an http(s) URL`) {
+		t.Errorf("%v", err)
+	}
+}
+
+// A target that does not answer is untested, with its run.
+func TestProbeOfATargetThatDoesNotAnswer(t *testing.T) {
+	tgt, err := launch.Open(context.Background(), "http://127.0.0.1:1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "p.jsonl")
+	p := Probing{Request: func(url string) (*attack.Request, error) { return attack.NewRequest("GET", url, nil, "") }, Stderr: io.Discard}
+	g, err := Probe(context.Background(), tgt, path, p)
+	var ue *UntestedError
+	if !errors.As(err, &ue) || !errors.Is(err, probe.ErrUnreachable) || g == nil || g.Grade != nil || g.Res.Inference.Family != probe.Inconclusive {
+		t.Errorf("%v, %+v", err, g)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("no stream: %v", err)
+	}
+	p.Request = func(string) (*attack.Request, error) { return nil, errors.New("bad header") }
+	if _, err := Probe(context.Background(), tgt, path, p); !Refused(err) {
+		t.Errorf("a bad request: %v", err)
+	}
+}
+
+// Each failed and untested expectation is labelled with its run when
+// there are several.
+func TestTallyOf(t *testing.T) {
+	o := func(key, result string) expect.Outcome {
+		return expect.Outcome{Key: key, Expectation: key + "=x", Result: result}
+	}
+	doc := report.NewDocument("v", "check", "probe",
+		report.Run{Target: "a", Expectations: []expect.Outcome{o("family", expect.Pass), o("rate", expect.Fail)}},
+		report.Run{Target: "b", Name: "bee", Expectations: []expect.Outcome{o("burst", expect.Untested)}})
+	tl := TallyOf(doc)
+	if tl.Total != 3 || len(tl.Failed) != 1 || !strings.HasPrefix(tl.Failed[0], "a: ") || len(tl.Untested) != 1 || !strings.HasPrefix(tl.Untested[0], "bee: ") {
+		t.Errorf("%+v", tl)
+	}
+}
+
+// A run read back is untested as the command that made it said: cut
+// short, inconclusive, or an attack that saw no admission or rejection.
+func TestUntestedRuns(t *testing.T) {
+	runs := []report.Run{
+		{ResultsFile: "a", Kind: "attack", Stopped: "interrupted"},
+		{ResultsFile: "b", Kind: "probe", Inference: &probe.Inference{Family: probe.Inconclusive, Reason: "why"}},
+		{ResultsFile: "c", Kind: "attack"},
+		{ResultsFile: "d", Kind: "probe", Inference: &probe.Inference{Family: "none"}},
+	}
+	why := UntestedRuns(runs)
+	if len(why) != 3 || !strings.HasPrefix(why[0], "a: the run was cut short") || !strings.HasPrefix(why[1], "b: ") || !strings.HasPrefix(why[2], "c: not tested") {
+		t.Errorf("%q", why)
+	}
+}
+
+// What is no results stream is refused, saying what to name.
+func TestRecordedRefusesWhatIsNoStream(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.jsonl")
+	if err := os.WriteFile(junk, []byte("not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		dir:                              "is a directory: name the results streams in it",
+		filepath.Join(dir, "none.jsonl"): "(name a results stream: the --out file of attack, probe, check or compare)",
+		junk:                             junk + ": ",
+	} {
+		if _, err := Recorded([]string{path}, nil, "v"); !Refused(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", path, err, want)
+		}
+	}
+}
