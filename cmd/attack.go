@@ -12,6 +12,7 @@ import (
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/runner"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
@@ -214,36 +215,18 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 		return err
 	}
 	defer done()
-	req, err := f.request(tgt.URL)
-	if err != nil {
-		return err
-	}
 	opts := map[string]string{}
 	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
-	prog := report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), f.maxDuration)
-	res, err := attack.Run(ctx, prof, attack.RunOptions{
-		Options: f.options(), Request: req, Out: path,
-		Header: results.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.runID, Host: hostname()},
-		Sinks:  []func(*results.Result){prog.Add},
-		Shard:  plan.shard, StartAt: plan.startAt,
-	})
-	prog.Stop()
-	if res == nil { // nothing was sent: the flags or --out are at fault
-		return runConfigErr(err)
-	}
-	if res.StreamErr != nil {
-		fmt.Fprintf(c.ErrOrStderr(), "ratecheck: writing %s: %v\n", path, res.StreamErr)
-	}
-	fmt.Fprintf(c.ErrOrStderr(), "results: %s\n", path)
-	err = res.WithHTTPSHint(tgt.URL, err)
-	if !res.Concluded {
-		// The profile could not finish its experiment. Partial data is
-		// kept; say what was measured before failing.
-		return exitWith(ExitUntested, fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path))
+	res, err := runner.Attack(ctx, tgt, runner.Attacking{Profile: prof, Request: f.request, Stderr: c.ErrOrStderr(),
+		Progress: progressEnabled(c.ErrOrStderr(), f.quiet), Run: attack.RunOptions{Options: f.options(), Out: path,
+			Header: results.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.runID, Host: hostname()},
+			Shard:  plan.shard, StartAt: plan.startAt}})
+	if res == nil || !res.Concluded {
+		return exitOf(err)
 	}
 	// The verdict first, then the files: a file that cannot be written
 	// must not cost the user the answer (the run is in its stream).
-	if err := printAttack(c, f, spec, path, res); err != nil {
+	if err := printAttack(c, f, runner.AttackedOf(spec, path, res)); err != nil {
 		return err
 	}
 	if err := writeAttackOutputs(c, spec, path, res.Report); err != nil {
@@ -258,29 +241,19 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	return nil
 }
 
-// attackJSON is attack's -o json document.
-type attackJSON struct {
-	results.Report
-	Target   string            `json:"target"`
-	Results  string            `json:"results_file"`
-	ElapsedS float64           `json:"elapsed_s"`
-	Stopped  attack.StopReason `json:"stopped,omitempty"`  // why the run was cut short
-	Untested string            `json:"untested,omitempty"` // why the target could not be tested
-	CPU      attack.CPUUsage   `json:"cpu"`                // ratecheck's own CPU over the run
-}
-
-func printAttack(c *cobra.Command, f *attackFlags, spec, path string, res *attack.RunResult) error {
-	out := c.OutOrStdout()
+// printAttack prints the attack's answer on stdout, in the -o format.
+func printAttack(c *cobra.Command, f *attackFlags, out runner.Attacked) error {
+	w := c.OutOrStdout()
 	if f.output == "json" {
-		return printJSON(out, attackJSON{res.Report, spec, path, res.Elapsed.Seconds(), res.Stopped, res.Untested, res.CPU})
+		return printJSON(w, out)
 	}
-	if res.Stopped == attack.StopInterrupted {
-		report.Interrupted(out, string(res.Stopped))
+	if out.Stopped == attack.StopInterrupted {
+		report.Interrupted(w, string(out.Stopped))
 	}
-	if err := report.Table(out, []string{res.Report.Profile, "value"}, res.Report.Rows); err != nil {
+	if err := report.Table(w, []string{out.Profile, "value"}, out.Rows); err != nil {
 		return err
 	}
-	report.Verdict(out, res.Report.Verdict, res.Report.Notes)
+	report.Verdict(w, out.Verdict, out.Notes)
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -128,7 +127,7 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 	if err := writeOutputs(c, doc); err != nil {
 		return err
 	}
-	return checkExit(ctx.Err() != nil, doc)
+	return exitOf(runner.Verdict(doc, ctx.Err() != nil))
 }
 
 // endpoints are what the check probes: a TARGET with --expect and
@@ -159,23 +158,6 @@ func (f *checkFlags) endpoints(args []string) ([]runner.Endpoint, error) {
 		return nil, usageErr("check needs at least one --expect KEY=VALUE or --min-grade (see 'ratecheck check --help')")
 	}
 	return []runner.Endpoint{{Spec: args[0], Probing: probing(&f.requestFlags, f.maxTime), Expect: exps}}, nil
-}
-
-// checkExit turns the outcome into the exit code and its one-line message.
-func checkExit(interrupted bool, doc report.Document) error {
-	t := runner.TallyOf(doc)
-	switch {
-	case len(t.Failed) > 0:
-		// Even a cut-short run fails what its data refutes (a rejection
-		// refutes family=none); expect.Evaluate leaves the rest untested.
-		return exitWith(ExitFailed, fmt.Errorf("check failed: %d of %d expectations do not hold: %s", len(t.Failed), t.Total, strings.Join(t.Failed, "; ")))
-	case interrupted:
-		// A cut-short probe may get anything else wrong: no verdict.
-		return exitWith(ExitUntested, errors.New("interrupted: the run was cut short, so no expectation was tested"))
-	case doc.Outcome != expect.Pass:
-		return exitWith(ExitUntested, fmt.Errorf("check could not test %d of %d expectations: %s", len(t.Untested), t.Total, strings.Join(t.Untested, "; ")))
-	}
-	return nil
 }
 
 // loadCheckConfig reads the --config suite (probe/expect) into endpoints,
@@ -220,13 +202,5 @@ func (f requestFlags) under(se expect.Endpoint) requestFlags {
 // progressEnabled says whether to draw the progress line: stderr is a
 // terminal and not --quiet.
 func progressEnabled(stderr io.Writer, quiet bool) bool {
-	if quiet {
-		return false
-	}
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return !quiet && report.OnTerminal(stderr)
 }

@@ -119,20 +119,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 			return err
 		}
 	}
-	// Exit 3 as attack and probe would for the target alone: a run that
-	// failed, or (probe) an inference that found no model.
-	n := len(specs)
-	switch {
-	case out.Interrupted:
-		return exitWith(ExitUntested, fmt.Errorf("interrupted: the results are partial, %d of %d targets not run", out.Untested, n))
-	case out.Untested > 0 && out.Inconclusive > 0:
-		return exitWith(ExitUntested, fmt.Errorf("%d of %d targets could not be tested and %d were inconclusive (see the table)", out.Untested, n, out.Inconclusive))
-	case out.Untested > 0:
-		return exitWith(ExitUntested, fmt.Errorf("%d of %d targets could not be tested (see the table)", out.Untested, n))
-	case out.Inconclusive > 0:
-		return exitWith(ExitUntested, fmt.Errorf("the inference was inconclusive for %d of %d targets (see the table)", out.Inconclusive, n))
-	}
-	return nil
+	return exitOf(out.Err())
 }
 
 // comparison is the experiment the flags describe, against specs: the

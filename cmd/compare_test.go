@@ -17,6 +17,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/internal/testenv"
 	"github.com/ratecheck/ratecheck/probe"
+	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/launch"
 	"github.com/ratecheck/ratecheck/targets/nginx"
@@ -505,7 +506,7 @@ func TestCompareUsageErrors(t *testing.T) {
 // probeJSON runs `ratecheck probe -o json` through run(). A panic in the
 // probe is turned into a test failure (the deferred cleanup in runProbe still
 // stops nginx as it unwinds).
-func probeJSON(t *testing.T, target string) (out probeOutput, stdout string) {
+func probeJSON(t *testing.T, target string) (out report.ProbeOutput, stdout string) {
 	t.Helper()
 	var so, se bytes.Buffer
 	var code int

@@ -1,15 +1,14 @@
 package cmd
 
 import (
-	"context"
-	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/outfiles"
-	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/selftest"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/runner"
 )
 
 func newDemoCmd() *cobra.Command {
@@ -31,23 +30,20 @@ parameter came out wrong.`,
 	return c
 }
 
-// demoOutcome is one entry of demo's JSON: a limiter's outcome, marked
-// when the demo was interrupted while probing it (it is then not scored).
-type demoOutcome struct {
-	selftest.Outcome
-	Interrupted bool `json:"interrupted,omitempty"`
-}
-
 func runDemo(c *cobra.Command, output, jsonFile string) error {
 	if output != "text" && output != "json" {
 		return usageErr("--output %q: use text or json", output)
 	}
 	ctx, stop := interruptible(c)
 	defer stop()
-	outcomes, err := probeDemoTargets(ctx, c, output == "text")
+	var progress io.Writer
+	if output == "text" {
+		progress = c.ErrOrStderr()
+	}
+	outcomes, err := runner.Demo(ctx, progress)
 	interrupted := ctx.Err() != nil
 	if err != nil && !interrupted {
-		return err
+		return exitOf(err)
 	}
 	// What was measured is printed and written even when interrupted: the
 	// entries say which limiter was cut short, and the exit is 3.
@@ -67,54 +63,20 @@ func runDemo(c *cobra.Command, output, jsonFile string) error {
 		if output == "text" {
 			report.Interrupted(c.OutOrStdout(), "")
 		}
-		return err
+		return exitOf(err)
 	}
 	return demoVerdict(c, output, outcomes)
 }
 
-// probeDemoTargets probes every demo target in turn. Interrupted, it
-// returns the outcomes so far, the cut-short one last and marked, with
-// exit 3.
-func probeDemoTargets(ctx context.Context, c *cobra.Command, progress bool) ([]demoOutcome, error) {
-	targets := selftest.DemoTargets()
-	outs := []demoOutcome{}
-	for _, spec := range targets {
-		if progress {
-			fmt.Fprintf(c.ErrOrStderr(), "probing %s ...\n", spec)
-		}
-		o, err := selftest.ProbeBuiltin(ctx, spec, probe.Options{})
-		if ctx.Err() != nil {
-			done := len(outs)
-			if o.Spec != "" {
-				o.FamilyOK, o.ParamsOK, o.ParamErrs, o.Equivalent = false, false, nil, false
-				outs = append(outs, demoOutcome{Outcome: o, Interrupted: true})
-			}
-			return outs, exitWith(ExitUntested, fmt.Errorf("demo interrupted while probing %s (%d of %d limiters done): nothing was scored", spec, done, len(targets)))
-		}
-		if err != nil {
-			return outs, exitWith(ExitUntested, fmt.Errorf("%s: %w", spec, err))
-		}
-		outs = append(outs, demoOutcome{Outcome: o})
-	}
-	return outs, nil
-}
-
 // demoVerdict prints the text table and is exit 1 when any limiter was not
 // identified within the bars.
-func demoVerdict(c *cobra.Command, output string, outs []demoOutcome) error {
-	plain := make([]selftest.Outcome, len(outs))
-	wrong := 0
-	for i, o := range outs {
-		plain[i] = o.Outcome
-		if !o.FamilyOK || !o.ParamsOK {
-			wrong++
-		}
-	}
+func demoVerdict(c *cobra.Command, output string, outs []runner.DemoOutcome) error {
 	if output == "text" {
+		plain := make([]selftest.Outcome, len(outs))
+		for i, o := range outs {
+			plain[i] = o.Outcome
+		}
 		report.Demo(c.OutOrStdout(), plain)
 	}
-	if wrong > 0 {
-		return exitWith(ExitFailed, fmt.Errorf("%d of %d built-in limiters were not identified within the bars", wrong, len(outs)))
-	}
-	return nil
+	return exitOf(runner.Misidentified(outs))
 }

@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
@@ -53,23 +51,6 @@ Headers are used only as hints: inference works from behaviour alone.`,
 	return c
 }
 
-// probeOutput is probe's JSON.
-type probeOutput struct {
-	Target    string          `json:"target"`
-	Inference probe.Inference `json:"inference"`
-	Requests  int             `json:"requests"`
-	ElapsedS  float64         `json:"elapsed_s"`
-	// Stopped says why the probe ended early ("interrupted"); absent when
-	// it ran to its end.
-	Stopped string `json:"stopped,omitempty"`
-	// Budget is the run's: what it started with, what it could grow to,
-	// and what it grew to and why.
-	Budget  probe.Budget  `json:"budget"`
-	Notes   []string      `json:"notes,omitempty"`
-	Results string        `json:"results_file"`
-	Grade   *grade.Report `json:"grade,omitempty"`
-}
-
 func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	if err := oneTimeBudget(c, true); err != nil {
 		return err
@@ -102,21 +83,15 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	}
 	// The verdict first, then the files: a file that cannot be written
 	// must not cost the user the answer (the run is in its stream).
-	res := run.Res
-	out := probeOutput{Target: spec, Inference: res.Inference, Requests: len(res.Observation.Results), ElapsedS: res.Elapsed.Seconds(),
-		Stopped: res.Observation.Stopped, Budget: res.Observation.Budget, Notes: res.Notes, Results: res.ResultsFile, Grade: run.Grade}
-	if perr := printProbe(c, f, run, out); perr != nil {
+	out := report.NewProbeOutput(spec, run.Res, run.Grade)
+	if perr := printProbe(c, f, out); perr != nil {
 		return perr
 	}
 	if werr := writeProbeFiles(c, f, run, out); werr != nil {
 		return werr
 	}
-	switch {
-	case err != nil: // unreachable: the document above says so too
-	case out.Stopped != "":
-		err = exitWith(ExitUntested, errors.New("probe interrupted: "+res.Inference.Reason))
-	case res.Inference.Family == probe.Inconclusive:
-		err = exitWith(ExitUntested, errors.New(res.Inference.Summary()))
+	if err == nil { // an unreachable target is untested already: the document above says so too
+		err = exitOf(run.Untested())
 	}
 	if err != nil && tgt.Kind == launch.KindSim {
 		fmt.Fprintf(c.ErrOrStderr(), "replay: ratecheck probe '%s'\n", sim.ReplaySpec(spec))
@@ -125,24 +100,17 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 }
 
 // printProbe prints the probe's answer on stdout, in the -o format.
-func printProbe(c *cobra.Command, f *probeFlags, run *runner.Graded, out probeOutput) error {
-	w := c.OutOrStdout()
+func printProbe(c *cobra.Command, f *probeFlags, out report.ProbeOutput) error {
 	if f.output == "json" {
-		return printJSON(w, out)
+		return printJSON(c.OutOrStdout(), out)
 	}
-	if out.Stopped != "" {
-		report.Interrupted(w, out.Stopped)
-	}
-	report.Inference(w, out.Target, out.Inference, out.Requests, out.ElapsedS, out.Notes)
-	if run.Grade != nil {
-		report.Grade(w, *run.Grade)
-	}
+	report.ProbeText(c.OutOrStdout(), out)
 	return nil
 }
 
 // writeProbeFiles writes probe's own --json and the report files; the
 // first that fails is the error, after the others are written.
-func writeProbeFiles(c *cobra.Command, f *probeFlags, run *runner.Graded, out probeOutput) error {
+func writeProbeFiles(c *cobra.Command, f *probeFlags, run *runner.Graded, out report.ProbeOutput) error {
 	var jsonErr error
 	if f.jsonFile != "" {
 		if err := outfiles.WriteJSON(f.jsonFile, out); err != nil {

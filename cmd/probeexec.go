@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/runner"
 )
@@ -66,25 +65,19 @@ func checkMaxTime(c *cobra.Command, d time.Duration) error {
 }
 
 // exitOf gives a runner's error its exit code: a run refused before it
-// could test anything 2, a target that could not be tested 3.
+// could test anything 2, what was tested and found wrong 1, a target that
+// could not be tested 3.
 func exitOf(err error) error {
 	var re *runner.RefusedError
+	var fe *runner.FailedError
 	var ue *runner.UntestedError
 	switch {
 	case errors.As(err, &re):
 		return &exitError{code: ExitUsage, err: err}
+	case errors.As(err, &fe):
+		return &exitError{code: ExitFailed, err: err}
 	case errors.As(err, &ue):
 		return &exitError{code: ExitUntested, err: err}
 	}
 	return err
-}
-
-// runConfigErr is exit 2 for a run refused before sending; a results file
-// that cannot be created says which flag moves it.
-func runConfigErr(err error) error {
-	var ce *attack.ConfigError
-	if errors.As(err, &ce) && ce.Field == "RunOptions.Out" {
-		return usageErr("%v (choose another place with --out)", err)
-	}
-	return usageErr("%w", err)
 }

@@ -1,9 +1,6 @@
 package cmd
 
 import (
-	"errors"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/probe/expect"
@@ -80,11 +77,7 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 		return err
 	}
 	if len(exps) > 0 {
-		return checkExit(runner.Interrupted(doc), doc)
+		return exitOf(runner.Verdict(doc, runner.Interrupted(doc)))
 	}
-	// The exit code the command that made each run gave.
-	if why := runner.UntestedRuns(doc.Runs); len(why) > 0 {
-		return exitWith(ExitUntested, errors.New(strings.Join(why, "; ")))
-	}
-	return nil
+	return exitOf(runner.RecordedErr(doc.Runs))
 }

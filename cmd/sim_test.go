@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ratecheck/ratecheck/report"
 )
 
 const simBucket = "sim:token_bucket?rate=10/s&burst=20&rtt=20ms&seed=3"
@@ -17,7 +19,7 @@ const simBucket = "sim:token_bucket?rate=10/s&burst=20&rtt=20ms&seed=3"
 func TestSimulatedProbeIsReplayedByItsSeed(t *testing.T) {
 	dir := t.TempDir()
 	var streams [2][]byte
-	var docs [2]probeOutput
+	var docs [2]report.ProbeOutput
 	for i := range streams {
 		out := filepath.Join(dir, []string{"a.jsonl", "b.jsonl"}[i])
 		code, stdout, stderr := runCmd(t, "probe", simBucket, "-o", "json", "-q", "--out", out)

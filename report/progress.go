@@ -33,6 +33,17 @@ type Progress struct {
 	said    time.Duration // the budget last announced (SetBudget)
 }
 
+// OnTerminal says whether w is a terminal, the only place a progress line
+// is drawn: in a file or a pipe its redraws would be noise.
+func OnTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
 // progressEvery is how often the line is redrawn.
 const progressEvery = 200 * time.Millisecond
 

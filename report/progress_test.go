@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -102,5 +103,17 @@ func TestProgressSaysTheBudgetGrew(t *testing.T) {
 	}
 	if !strings.Contains(line, "≤ 4m1") && !strings.Contains(line, "≤ 4m2") {
 		t.Errorf("the line does not count down from 4m20s: %q", line)
+	}
+}
+
+// A progress line is drawn only on a terminal: not in a buffer or a file.
+func TestOnTerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if OnTerminal(f) || OnTerminal(&bytes.Buffer{}) {
+		t.Error("a file or a buffer taken for a terminal")
 	}
 }

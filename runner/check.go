@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ratecheck/ratecheck/probe"
@@ -143,19 +145,36 @@ func Outcome(runs []report.Run, interrupted bool) string {
 	return expect.OfCheck(verdicts, interrupted)
 }
 
-// Tally is what a document's expectations came to: the failed and the
-// untested, each labelled with its run when there are several.
-type Tally struct {
-	Failed, Untested []string
-	Total            int
+// Verdict is a check's end, from its document: a *FailedError naming
+// every expectation that does not hold (even a cut-short run fails what
+// its data refutes), an *UntestedError when it was interrupted or an
+// expectation could not be tested, nil when every one holds.
+func Verdict(doc report.Document, interrupted bool) error {
+	t := tallyOf(doc)
+	switch {
+	case len(t.failed) > 0:
+		return &FailedError{fmt.Errorf("check failed: %d of %d expectations do not hold: %s", len(t.failed), t.total, strings.Join(t.failed, "; "))}
+	case interrupted:
+		// A cut-short probe may get anything else wrong: no verdict.
+		return untested(errors.New("interrupted: the run was cut short, so no expectation was tested"))
+	case doc.Outcome != expect.Pass:
+		return untested(fmt.Errorf("check could not test %d of %d expectations: %s", len(t.untested), t.total, strings.Join(t.untested, "; ")))
+	}
+	return nil
 }
 
-// TallyOf counts doc's expectations.
-func TallyOf(doc report.Document) Tally {
-	var t Tally
+// tally is what a document's expectations came to: the failed and the
+// untested, each labelled with its run when there are several.
+type tally struct {
+	failed, untested []string
+	total            int
+}
+
+func tallyOf(doc report.Document) tally {
+	var t tally
 	for _, r := range doc.Runs {
 		for _, o := range r.Expectations {
-			t.Total++
+			t.total++
 			label := o.Message()
 			if len(doc.Runs) > 1 {
 				who := r.Target
@@ -166,9 +185,9 @@ func TallyOf(doc report.Document) Tally {
 			}
 			switch o.Result {
 			case expect.Fail:
-				t.Failed = append(t.Failed, label)
+				t.failed = append(t.failed, label)
 			case expect.Untested:
-				t.Untested = append(t.Untested, label)
+				t.untested = append(t.untested, label)
 			}
 		}
 	}

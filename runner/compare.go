@@ -42,6 +42,24 @@ type Compared struct {
 	Untested, Inconclusive int
 }
 
+// Err is an *UntestedError, as attack and probe would end for each target
+// alone, when a target's run failed or (probe) its inference found no
+// model, or the comparison was interrupted; nil when each was tested.
+func (c Compared) Err() error {
+	n := len(c.Targets)
+	switch {
+	case c.Interrupted:
+		return untested(fmt.Errorf("interrupted: the results are partial, %d of %d targets not run", c.Untested, n))
+	case c.Untested > 0 && c.Inconclusive > 0:
+		return untested(fmt.Errorf("%d of %d targets could not be tested and %d were inconclusive (see the table)", c.Untested, n, c.Inconclusive))
+	case c.Untested > 0:
+		return untested(fmt.Errorf("%d of %d targets could not be tested (see the table)", c.Untested, n))
+	case c.Inconclusive > 0:
+		return untested(fmt.Errorf("the inference was inconclusive for %d of %d targets (see the table)", c.Inconclusive, n))
+	}
+	return nil
+}
+
 // Run starts every target, then runs the experiment against each alone,
 // stopping it when its turn is over. A target that cannot be tested keeps
 // its error in its entry; an interrupted comparison leaves the rest not

@@ -23,6 +23,14 @@ type UntestedError struct{ Err error }
 func (e *UntestedError) Error() string { return e.Err.Error() }
 func (e *UntestedError) Unwrap() error { return e.Err }
 
+// FailedError is a check that tested what it was asked and found it
+// wrong: an expectation does not hold, a limiter was misidentified (cmd's
+// exit 1).
+type FailedError struct{ Err error }
+
+func (e *FailedError) Error() string { return e.Err.Error() }
+func (e *FailedError) Unwrap() error { return e.Err }
+
 func refused(err error) error  { return &RefusedError{err} }
 func untested(err error) error { return &UntestedError{err} }
 

@@ -29,6 +29,19 @@ type Graded struct {
 // Run is the graded probe as the report's run.
 func (g *Graded) Run() report.Run { return report.ProbeRun(g.Spec, g.URL, g.Res, g.Grade) }
 
+// Untested is what the probe could not test, though it ran: it was
+// interrupted, or its inference is inconclusive (an *UntestedError); nil
+// when it named a model.
+func (g *Graded) Untested() error {
+	switch inf := g.Res.Inference; {
+	case g.Res.Observation.Stopped != "":
+		return untested(errors.New("probe interrupted: " + inf.Reason))
+	case inf.Family == probe.Inconclusive:
+		return untested(errors.New(inf.Summary()))
+	}
+	return nil
+}
+
 // Probing is how to probe a target: its request, and the probe's options
 // (budget, engine, bypass, stated capacities) but for what Probe fills in
 // — the results stream, the target, the command, the progress line.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/probe"
@@ -78,12 +79,12 @@ func Interrupted(doc report.Document) bool {
 	return false
 }
 
-// UntestedRuns says, for each run read back that the command that made it
-// would have ended with exit 3, which stream and why: a run cut short
-// (interrupted, or a stream with no end record), an attack that had
-// nothing answered with an admission or a rejection (attack's own rule),
-// an inconclusive inference.
-func UntestedRuns(runs []report.Run) []string {
+// RecordedErr is the end the commands that made runs read back gave them:
+// an *UntestedError naming each stream and why when a run was cut short
+// (interrupted, or a stream with no end record), an attack had nothing
+// answered with an admission or a rejection (attack's own rule), or an
+// inference is inconclusive; nil when every run tested its target.
+func RecordedErr(runs []report.Run) error {
 	var why []string
 	for _, r := range runs {
 		switch {
@@ -95,7 +96,10 @@ func UntestedRuns(runs []report.Run) []string {
 			why = append(why, fmt.Sprintf("%s: not tested: no answer was an admission (2xx) or a rejection", r.ResultsFile))
 		}
 	}
-	return why
+	if len(why) == 0 {
+		return nil
+	}
+	return untested(errors.New(strings.Join(why, "; ")))
 }
 
 // mergeIfSharded merges the streams when they are shards of a run (any of

@@ -73,33 +73,49 @@ func TestProbeOfATargetThatDoesNotAnswer(t *testing.T) {
 	}
 }
 
-// Each failed and untested expectation is labelled with its run when
-// there are several.
-func TestTallyOf(t *testing.T) {
+// A check fails naming each expectation that does not hold, labelled with
+// its run when there are several; one untested is not a pass.
+func TestVerdict(t *testing.T) {
 	o := func(key, result string) expect.Outcome {
 		return expect.Outcome{Key: key, Expectation: key + "=x", Result: result}
 	}
 	doc := report.NewDocument("v", "check", "probe",
 		report.Run{Target: "a", Expectations: []expect.Outcome{o("family", expect.Pass), o("rate", expect.Fail)}},
 		report.Run{Target: "b", Name: "bee", Expectations: []expect.Outcome{o("burst", expect.Untested)}})
-	tl := TallyOf(doc)
-	if tl.Total != 3 || len(tl.Failed) != 1 || !strings.HasPrefix(tl.Failed[0], "a: ") || len(tl.Untested) != 1 || !strings.HasPrefix(tl.Untested[0], "bee: ") {
-		t.Errorf("%+v", tl)
+	var fe *FailedError
+	if err := Verdict(doc, true); !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "check failed: 1 of 3 expectations do not hold: a: ") {
+		t.Errorf("failed: %v", err)
+	}
+	doc.Runs[0].Expectations = doc.Runs[0].Expectations[:1]
+	var ue *UntestedError
+	if err := Verdict(doc, false); !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "check could not test 1 of 2 expectations: bee: ") {
+		t.Errorf("untested: %v", err)
+	}
+	if err := Verdict(doc, true); !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "interrupted") {
+		t.Errorf("interrupted: %v", err)
+	}
+	doc.Runs, doc.Outcome = doc.Runs[:1], expect.Pass
+	if err := Verdict(doc, false); err != nil {
+		t.Errorf("passed: %v", err)
 	}
 }
 
 // A run read back is untested as the command that made it said: cut
 // short, inconclusive, or an attack that saw no admission or rejection.
-func TestUntestedRuns(t *testing.T) {
+func TestRecordedErr(t *testing.T) {
 	runs := []report.Run{
 		{ResultsFile: "a", Kind: "attack", Stopped: "interrupted"},
 		{ResultsFile: "b", Kind: "probe", Inference: &probe.Inference{Family: probe.Inconclusive, Reason: "why"}},
 		{ResultsFile: "c", Kind: "attack"},
 		{ResultsFile: "d", Kind: "probe", Inference: &probe.Inference{Family: "none"}},
 	}
-	why := UntestedRuns(runs)
-	if len(why) != 3 || !strings.HasPrefix(why[0], "a: the run was cut short") || !strings.HasPrefix(why[1], "b: ") || !strings.HasPrefix(why[2], "c: not tested") {
-		t.Errorf("%q", why)
+	var ue *UntestedError
+	err := RecordedErr(runs)
+	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "a: the run was cut short") || strings.Count(err.Error(), "; ") != 2 || !strings.Contains(err.Error(), "; c: not tested") {
+		t.Errorf("%v", err)
+	}
+	if err := RecordedErr(runs[3:]); err != nil {
+		t.Errorf("a tested run: %v", err)
 	}
 }
 
