@@ -18,29 +18,16 @@ import (
 
 type attackFlags struct {
 	requestFlags
-	profile  string
-	rate     string
-	duration time.Duration
-	conns    int
-	burst    int
-	idle     time.Duration
-	tail     time.Duration
-	tailRate string
-	limit    int
-	window   time.Duration
-	gap      time.Duration
-	clients  int
-	goal     int
-	base     time.Duration
-	cap      time.Duration
-	noRA     bool
+	profile  attack.ProfileSpec
 	maxConns int
 	shards   shardFlags    // attack only
 	shard    results.Shard // resolved from shards before buildProfile
 }
 
-func newAttackCmd() *cobra.Command {
-	var f attackFlags
+func newAttackCmd() *cobra.Command { return attackCmd(&attackFlags{}) }
+
+// attackCmd is the attack command, its flags read into f.
+func attackCmd(f *attackFlags) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "attack --profile PROFILE TARGET",
 		Short: "Fire an attack profile at a target and report what the limiter did",
@@ -69,7 +56,7 @@ job' prints a Kubernetes Indexed Job that does it.`,
   ratecheck attack --profile backoff --clients 50 --goal 5 'builtin:token_bucket?rate=50/s&burst=10'
   ratecheck attack --profile burst --burst 400 --idle 1s --shard 2/4 --start-at 2026-12-01T10:00:00Z --out run-2.jsonl http://10.0.0.5/`,
 		Args: exactArgs(1, "a TARGET (URL or builtin:...)"),
-		RunE: func(c *cobra.Command, args []string) error { return runAttack(c, &f, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error { return runAttack(c, f, args[0]) },
 	}
 	f.register(c)
 	f.shards.register(c)
@@ -86,6 +73,7 @@ var flagNames = map[string]string{
 	"Options.MaxRequests": "--max-requests",
 	"Options.MaxDuration": "--max-duration",
 	"Options.MaxConns":    "--max-conns",
+	"ProfileSpec.Name":    "--profile",
 	"Steady.Rate":         "--rate",
 	"Steady.Duration":     "--duration",
 	"Steady.Conns":        "--connections",
@@ -118,68 +106,38 @@ type profileDefaults struct {
 // compare.
 func (f *attackFlags) registerProfileFlags(c *cobra.Command, d profileDefaults) {
 	fs := c.Flags()
-	fs.StringVar(&f.profile, "profile", d.profile, "attack profile: "+strings.Join(attack.ProfileNames(), ", ")+d.profileUsage)
-	fs.StringVar(&f.rate, "rate", "50/s", "steady: request rate (10/s, 600/m) or max")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "steady: how long to send")
-	fs.IntVar(&f.conns, "connections", 50, "steady --rate max: closed-loop connections")
-	fs.IntVar(&f.burst, "burst", d.burst, "burst: requests released at one instant")
-	fs.DurationVar(&f.idle, "idle", d.idle, "burst: idle time before the burst")
-	fs.DurationVar(&f.tail, "tail", d.tail, "burst: recovery trace length after the burst (0 = none)")
-	fs.StringVar(&f.tailRate, "tail-rate", "20/s", "burst: recovery trace rate")
-	fs.IntVar(&f.limit, "limit", 0, "boundary: the limit L (0 = learn from headers or by probing)")
-	fs.DurationVar(&f.window, "window", 0, "boundary: the window W (0 = learn from headers or by probing)")
-	fs.DurationVar(&f.gap, "gap", 0, "boundary: poll interval when locating the boundary (0 = W/200)")
-	fs.IntVar(&f.clients, "clients", 50, "storm/backoff: number of clients")
-	fs.IntVar(&f.goal, "goal", 5, "storm/backoff: successes each client wants")
-	fs.DurationVar(&f.base, "base", 100*time.Millisecond, "backoff: base delay")
-	fs.DurationVar(&f.cap, "cap", 10*time.Second, "backoff: maximum delay")
-	fs.BoolVar(&f.noRA, "no-retry-after", false, "backoff: ignore Retry-After")
+	p := &f.profile
+	fs.StringVar(&p.Name, "profile", d.profile, "attack profile: "+strings.Join(attack.ProfileNames(), ", ")+d.profileUsage)
+	fs.StringVar(&p.Rate, "rate", "50/s", "steady: request rate (10/s, 600/m) or max")
+	fs.DurationVar(&p.Steady.Duration, "duration", 10*time.Second, "steady: how long to send")
+	fs.IntVar(&p.Steady.Conns, "connections", 50, "steady --rate max: closed-loop connections")
+	fs.IntVar(&p.Burst.K, "burst", d.burst, "burst: requests released at one instant")
+	fs.DurationVar(&p.Burst.Idle, "idle", d.idle, "burst: idle time before the burst")
+	fs.DurationVar(&p.Burst.Tail, "tail", d.tail, "burst: recovery trace length after the burst (0 = none)")
+	fs.StringVar(&p.TailRate, "tail-rate", "20/s", "burst: recovery trace rate")
+	fs.IntVar(&p.Boundary.Limit, "limit", 0, "boundary: the limit L (0 = learn from headers or by probing)")
+	fs.DurationVar(&p.Boundary.Window, "window", 0, "boundary: the window W (0 = learn from headers or by probing)")
+	fs.DurationVar(&p.Boundary.Gap, "gap", 0, "boundary: poll interval when locating the boundary (0 = W/200)")
+	fs.IntVar(&p.Clients.N, "clients", 50, "storm/backoff: number of clients")
+	fs.IntVar(&p.Clients.Goal, "goal", 5, "storm/backoff: successes each client wants")
+	fs.DurationVar(&p.Clients.Base, "base", 100*time.Millisecond, "backoff: base delay")
+	fs.DurationVar(&p.Clients.Cap, "cap", 10*time.Second, "backoff: maximum delay")
+	fs.BoolVar(&p.Clients.IgnoreRetryAfter, "no-retry-after", false, "backoff: ignore Retry-After")
 	fs.IntVar(&f.maxConns, "max-conns", attack.DefaultMaxConns,
 		fmt.Sprintf("connections open at once (requests in flight); a burst needs one per request (at most %d)", attack.ConnsCeiling))
 	_ = c.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(attack.ProfileNames(), cobra.ShellCompDirectiveNoFileComp))
 }
 
 // buildProfile builds the profile the flags describe and checks it against
-// the budgets, so a run that cannot be made is exit 2 before anything is
-// sent. keep says whether the profile analyses every result (compare).
-func (f *attackFlags) buildProfile() (attack.Profile, bool, error) {
-	var p attack.Profile
-	switch f.profile {
-	case "steady":
-		r, err := rateFlag("rate", f.rate, true)
-		if err != nil {
-			return nil, false, err
-		}
-		p = attack.Steady{Rate: r, Duration: f.duration, Conns: f.conns}
-	case "burst":
-		tr, err := rateFlag("tail-rate", f.tailRate, false)
-		if err != nil {
-			return nil, false, err
-		}
-		p = attack.Burst{K: f.burst, Idle: f.idle, Tail: f.tail, TailRate: tr}
-	case "boundary":
-		p = attack.Boundary{Limit: f.limit, Window: f.window, Gap: f.gap}
-	case "storm", "backoff":
-		p = attack.Clients{N: f.clients, Goal: f.goal, Backoff: f.profile == "backoff", Base: f.base, Cap: f.cap,
-			IgnoreRetryAfter: f.noRA, KeyPerClient: f.keyHeader != ""}
-	case "":
-		return nil, false, usageErr("--profile is required: one of %s", strings.Join(attack.ProfileNames(), ", "))
-	default:
-		return nil, false, usageErr("unknown profile %q: use one of %s", f.profile, strings.Join(attack.ProfileNames(), ", "))
+// the budgets (attack.ProfileSpec), so a run that cannot be made is exit 2
+// before anything is sent.
+func (f *attackFlags) buildProfile() (attack.Profile, error) {
+	f.profile.Clients.KeyPerClient = f.keyHeader != "" // each client its own key
+	p, err := f.profile.Build(f.options(), f.shard)
+	if err != nil {
+		return nil, usageErr("%w", err)
 	}
-	if f.maxConns < 0 {
-		return nil, false, usageErr("--max-conns must be ≥ 1")
-	}
-	if !f.shard.Whole() { // a shard holds only its part open
-		p = p.(attack.Shardable).Sharded(f.shard)
-	}
-	if v, ok := p.(attack.Validator); ok {
-		if err := v.Validate(f.options()); err != nil {
-			return nil, false, usageErr("%w", err)
-		}
-	}
-	_, steady := p.(attack.Steady)
-	return p, !steady, nil
+	return p, nil
 }
 
 // options are the engine options the flags set: the request flags' and
@@ -199,7 +157,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 		return err
 	}
 	f.shard = plan.shard
-	prof, _, err := f.buildProfile()
+	prof, err := f.buildProfile()
 	if err != nil {
 		return err
 	}

@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/report"
@@ -126,7 +124,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 // probe (--probe) with its budget checked, or the attack profile.
 func (f *compareFlags) comparison(c *cobra.Command, specs []string) (runner.Compare, error) {
 	run := runner.Compare{Specs: specs, Between: f.between, Targets: targetOptions(c), Stderr: c.ErrOrStderr(),
-		Request: f.request, Engine: f.options(), Flags: map[string]string{}, TailPlan: fmt.Sprintf("tail at %s for %s", f.tailRate, f.tail)}
+		Request: f.request, Engine: f.options(), Flags: map[string]string{}, TailPlan: fmt.Sprintf("tail at %s for %s", f.profile.TailRate, f.profile.Burst.Tail)}
 	if f.probe {
 		if c.Flags().Changed("profile") {
 			return run, usageErr("--profile and --probe are alternatives: compare runs one experiment")
@@ -141,12 +139,9 @@ func (f *compareFlags) comparison(c *cobra.Command, specs []string) (runner.Comp
 		run.Probing = &p
 		return run, exitOf(runner.CheckBudget(p.Options))
 	}
-	prof, _, err := f.buildProfile()
-	switch {
-	case err != nil:
+	prof, err := f.buildProfile()
+	if err != nil {
 		return run, err
-	case !slices.Contains(attack.ProfileNames(), prof.Name()):
-		return run, usageErr("unknown profile %q", prof.Name())
 	}
 	if err := launch.RefuseSimulated(specs...); err != nil {
 		return run, usageErr("%v", err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/outfiles"
-	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
 // requestFlags are the request-shaping and budget flags every command that
@@ -127,16 +126,4 @@ func (f *requestFlags) outPath(command string) string {
 		return f.out
 	}
 	return outfiles.Base(command, time.Now()) + ".jsonl"
-}
-
-// rateFlag parses a rate flag, accepting "max" where allowed.
-func rateFlag(name, v string, allowMax bool) (float64, error) {
-	if allowMax && v == "max" {
-		return 0, nil
-	}
-	r, err := limiter.ParseRate(v)
-	if err != nil {
-		return 0, usageErr("--%s: %v", name, err)
-	}
-	return r, nil
 }

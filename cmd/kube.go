@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,8 +72,8 @@ func runKubeJob(c *cobra.Command, f *kube.Spec, args []string) error {
 	}
 	// Parse the attack's command line as attack would, so a mistake is
 	// found here rather than in eight pods.
-	ac := newAttackCmd()
-	ac.SetArgs(args[1:])
+	var af attackFlags
+	ac := attackCmd(&af)
 	if err := ac.ParseFlags(args[1:]); err != nil {
 		return usageErr("the attack after '--': %v", err)
 	}
@@ -82,17 +81,10 @@ func runKubeJob(c *cobra.Command, f *kube.Spec, args []string) error {
 	if len(rest) != 1 {
 		return usageErr("the attack after '--' needs exactly one TARGET URL (got %d)", len(rest))
 	}
-	target := rest[0]
-	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
-		return usageErr("the attack's target %q must be an http(s) URL the pods can reach: a builtin: or nginx: target would be one per pod", target)
+	if err := kube.CheckAttack(rest[0], ac.Flags().Changed); err != nil {
+		return usageErr("%v", err)
 	}
-	for _, own := range []string{"shard", "start-at", "out", "run-id"} {
-		if ac.Flags().Changed(own) {
-			return usageErr("the attack after '--' sets --%s: kube job sets it for every pod itself", own)
-		}
-	}
-	maxDur, _ := ac.Flags().GetDuration("max-duration")
-	budget, err := shardBudget(ac, f.Shards)
+	budget, err := shardBudget(&af, f.Shards, ac.Flags().Changed("max-requests"))
 	if err != nil {
 		return err
 	}
@@ -102,26 +94,22 @@ func runKubeJob(c *cobra.Command, f *kube.Spec, args []string) error {
 		fmt.Fprintf(c.ErrOrStderr(), "kube job: each pod gets --max-requests %d, its share of the plan (the default %d would cut it short)\n", budget, attack.DefaultMaxRequests)
 	}
 	startAt := time.Now().Add(f.StartIn).UTC().Truncate(time.Millisecond)
-	runID := deriveRunID(ac, target, startAt)
-	return f.Job(attackArgs, startAt, runID, maxDur).Write(c.OutOrStdout())
+	return f.Job(attackArgs, startAt, deriveRunID(ac, rest[0], startAt), af.maxDuration).Write(c.OutOrStdout())
 }
 
 // shardBudget is the --max-requests each pod of the attack needs for its
 // share of a steady plan (attack.ShardBudget): 0 when its own will do.
-func shardBudget(ac *cobra.Command, shards int) (int, error) {
-	fs := ac.Flags()
-	var plan attack.Steady
-	if p, _ := fs.GetString("profile"); p == "steady" {
-		rv, _ := fs.GetString("rate")
-		rate, err := rateFlag("rate", rv, true)
+func shardBudget(af *attackFlags, shards int, given bool) (int, error) {
+	o := attack.Options{MaxRequests: af.maxRequests, Names: flagName}
+	var plan attack.Profile = attack.Steady{}
+	if af.profile.Name == "steady" {
+		p, err := af.profile.Profile(o)
 		if err != nil {
-			return 0, err
+			return 0, usageErr("%v", err)
 		}
-		plan.Rate = rate
-		plan.Duration, _ = fs.GetDuration("duration")
+		plan = p
 	}
-	budget, _ := fs.GetInt("max-requests")
-	per, err := attack.ShardBudget(plan, shards, attack.Options{MaxRequests: budget, Names: flagName}, fs.Changed("max-requests"))
+	per, err := attack.ShardBudget(plan, shards, o, given)
 	if err != nil {
 		return 0, usageErr("%v", err)
 	}

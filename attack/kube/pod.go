@@ -40,3 +40,22 @@ func PodShard(v string, getenv func(string) string) (results.Shard, error) {
 	}
 	return s, nil
 }
+
+// PodFlags are the attack's flags the Job sets for every pod itself: its
+// shard, the common start, where its stream goes and the run id.
+var PodFlags = []string{"shard", "start-at", "out", "run-id"}
+
+// CheckAttack refuses an attack the Job cannot run as its pods: a target
+// every pod cannot reach alike (a builtin: or nginx: target would be one
+// per pod), or one of PodFlags already given.
+func CheckAttack(target string, given func(flag string) bool) error {
+	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
+		return fmt.Errorf("the attack's target %q must be an http(s) URL the pods can reach: a builtin: or nginx: target would be one per pod", target)
+	}
+	for _, own := range PodFlags {
+		if given(own) {
+			return fmt.Errorf("the attack after '--' sets --%s: kube job sets it for every pod itself", own)
+		}
+	}
+	return nil
+}

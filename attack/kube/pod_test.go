@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ratecheck/ratecheck/results"
@@ -29,5 +30,20 @@ func TestShardFromJobCompletionIndex(t *testing.T) {
 	}
 	if _, err := PodShard("auto", func(string) string { return "" }); err == nil {
 		t.Error("auto outside a pod accepted")
+	}
+}
+
+// The Job runs an attack on a URL every pod reaches, and sets each pod's
+// own flags itself.
+func TestCheckAttack(t *testing.T) {
+	none := func(string) bool { return false }
+	if err := CheckAttack("http://gw/", none); err != nil {
+		t.Errorf("a URL: %v", err)
+	}
+	if err := CheckAttack("builtin:none", none); err == nil || !strings.Contains(err.Error(), "would be one per pod") {
+		t.Errorf("builtin: %v", err)
+	}
+	if err := CheckAttack("https://gw/", func(f string) bool { return f == "out" }); err == nil || !strings.Contains(err.Error(), "sets --out") {
+		t.Errorf("--out: %v", err)
 	}
 }
