@@ -1,13 +1,10 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/probe/selftest"
+	"github.com/ratecheck/ratecheck/runner"
 )
 
 // selftestFlags are selftest's flags.
@@ -52,26 +49,10 @@ func runSelftest(c *cobra.Command, f *selftestFlags) error {
 	}
 	ctx, stop := interruptible(c)
 	defer stop()
-	stderr := c.ErrOrStderr()
-	began := time.Now()
-	progress := func(done, n int) {
-		if progressEnabled(stderr, false) {
-			fmt.Fprintf(stderr, "\r%d of %d simulated probes", done, n)
-		}
-	}
-	rep, err := selftest.Sweep(ctx, selftest.SweepOptions{N: f.probes, Seed: f.seed, Progress: progress})
-	if progressEnabled(stderr, false) {
-		fmt.Fprintln(stderr)
-	}
+	rep, err := runner.Sweep(ctx, f.probes, f.seed, c.ErrOrStderr())
 	if err != nil {
-		if ctx.Err() != nil {
-			return exitWith(ExitUntested, errors.New("selftest interrupted: no figures"))
-		}
-		return exitWith(ExitUntested, err)
+		return exitOf(err)
 	}
-	// The time is the machine's, not the sweep's: stderr, so stdout is the
-	// same for the same seed.
-	fmt.Fprintf(stderr, "%d simulated probes in %.1f s\n", rep.N, time.Since(began).Seconds())
 	if f.output == "json" {
 		if err := printJSON(c.OutOrStdout(), rep); err != nil {
 			return err
@@ -79,8 +60,5 @@ func runSelftest(c *cobra.Command, f *selftestFlags) error {
 	} else {
 		selftest.WriteSweep(c.OutOrStdout(), rep)
 	}
-	if n, w := len(rep.Violations), len(rep.WrongConfident); n+w > 0 {
-		return exitWith(ExitFailed, fmt.Errorf("selftest failed: %d runs broke an invariant, %d were wrong at confidence >= 0.8 (each listed above with the command that replays it)", n, w))
-	}
-	return nil
+	return exitOf(runner.SweepErr(rep))
 }

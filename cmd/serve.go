@@ -36,23 +36,15 @@ Algorithms: ` + fmt.Sprint(limiter.Families()),
   ratecheck serve --algo token_bucket --rate 10/s --burst 20 --fault lie-remaining,short-retry-after`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opt := refserver.DefaultOptions()
-			var setErr error
 			// Flags and builtin: query keys share one parser.
+			var settings [][2]string
 			c.Flags().Visit(func(f *pflag.Flag) {
-				if setErr == nil && f.Name != "addr" {
-					if err := opt.Set(f.Name, f.Value.String()); err != nil {
-						setErr = err
-					}
+				if f.Name != "addr" {
+					settings = append(settings, [2]string{f.Name, f.Value.String()})
 				}
 			})
-			if setErr != nil {
-				return usageErr("%v", setErr)
-			}
-			if err := opt.Limiter.Validate(); err != nil {
-				return usageErr("%v", err)
-			}
-			if err := opt.CheckKey(); err != nil {
+			opt, err := refserver.Configure(settings)
+			if err != nil {
 				return usageErr("%v", err)
 			}
 			srv, err := refserver.Start(addr, opt)

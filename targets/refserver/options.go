@@ -110,6 +110,22 @@ func (o *Options) Set(name, value string) error {
 	return nil
 }
 
+// Configure is DefaultOptions with each setting (a name and its value, as
+// serve's flags and builtin: keys give them) set in turn, then checked as
+// ParseBuiltin checks a spec: the limiter can run, the key is usable.
+func Configure(settings [][2]string) (Options, error) {
+	o := DefaultOptions()
+	for _, kv := range settings {
+		if err := o.Set(kv[0], kv[1]); err != nil {
+			return o, err
+		}
+	}
+	if err := o.Limiter.Validate(); err != nil {
+		return o, err
+	}
+	return o, o.CheckKey()
+}
+
 // KeyNames are every key Set accepts but algo (a builtin: target names its
 // algorithm before the '?'; serve has --algo).
 func KeyNames() []string {

@@ -2,11 +2,14 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/selftest"
+	"github.com/ratecheck/ratecheck/report"
 )
 
 // DemoOutcome is one entry of demo's JSON: a limiter's outcome, marked
@@ -57,4 +60,38 @@ func Misidentified(outs []DemoOutcome) error {
 		return nil
 	}
 	return &FailedError{fmt.Errorf("%d of %d built-in limiters were not identified within the bars", wrong, len(outs))}
+}
+
+// Sweep runs the simulation sweep (selftest.Sweep) of n probes drawn from
+// seed, counting them on stderr when it is a terminal and saying there how
+// long the sweep took: the machine's time, kept off stdout so that the same
+// seed prints the same. A sweep that cannot finish is an *UntestedError.
+func Sweep(ctx context.Context, n int, seed uint64, stderr io.Writer) (*selftest.SweepReport, error) {
+	began, counting := time.Now(), report.OnTerminal(stderr)
+	progress := func(done, n int) {
+		if counting {
+			fmt.Fprintf(stderr, "\r%d of %d simulated probes", done, n)
+		}
+	}
+	rep, err := selftest.Sweep(ctx, selftest.SweepOptions{N: n, Seed: seed, Progress: progress})
+	if counting {
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, untested(errors.New("selftest interrupted: no figures"))
+		}
+		return nil, untested(err)
+	}
+	fmt.Fprintf(stderr, "%d simulated probes in %.1f s\n", rep.N, time.Since(began).Seconds())
+	return rep, nil
+}
+
+// SweepErr is a *FailedError when a run of the sweep broke an invariant or
+// named a wrong family at confidence >= 0.8; nil otherwise.
+func SweepErr(rep *selftest.SweepReport) error {
+	if n, w := len(rep.Violations), len(rep.WrongConfident); n+w > 0 {
+		return &FailedError{fmt.Errorf("selftest failed: %d runs broke an invariant, %d were wrong at confidence >= 0.8 (each listed above with the command that replays it)", n, w)}
+	}
+	return nil
 }
