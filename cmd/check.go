@@ -191,8 +191,11 @@ func loadCheckConfig(path string, f *checkFlags) ([]runner.Endpoint, error) {
 // sets replaces the flag's, its headers are added to the flags'.
 func (f requestFlags) under(se expect.Endpoint) requestFlags {
 	f.out = ""
-	f.method, f.body, f.keyHeader = cmp.Or(se.Method, f.method), cmp.Or(se.Body, f.body), cmp.Or(se.KeyHeader, f.keyHeader)
-	f.timeout, f.maxRequests = cmp.Or(se.Timeout, f.timeout), cmp.Or(se.MaxRequests, f.maxRequests)
+	f.method = cmp.Or(se.Method, f.method)
+	f.body = cmp.Or(se.Body, f.body)
+	f.keyHeader = cmp.Or(se.KeyHeader, f.keyHeader)
+	f.timeout = cmp.Or(se.Timeout, f.timeout)
+	f.maxRequests = cmp.Or(se.MaxRequests, f.maxRequests)
 	if se.Headers != nil {
 		f.headers = slices.Concat(f.headers, se.Headers)
 	}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ratecheck/ratecheck/runner"
 )
 
 // Exit codes, shared by every command.
@@ -40,6 +42,24 @@ func usageErr(format string, a ...any) error {
 }
 
 func exitWith(code int, err error) error { return &exitError{code: code, err: err} }
+
+// exitOf gives a runner's error its exit code: a run refused before it
+// could test anything 2, what was tested and found wrong 1, a target that
+// could not be tested 3.
+func exitOf(err error) error {
+	var re *runner.RefusedError
+	var fe *runner.FailedError
+	var ue *runner.UntestedError
+	switch {
+	case errors.As(err, &re):
+		return &exitError{code: ExitUsage, err: err}
+	case errors.As(err, &fe):
+		return &exitError{code: ExitFailed, err: err}
+	case errors.As(err, &ue):
+		return &exitError{code: ExitUntested, err: err}
+	}
+	return err
+}
 
 // version is set at build time with -ldflags "-X .../cmd.version=v1.2.3".
 var version = "dev"

@@ -1,10 +1,11 @@
 package runner
 
 import (
+	"testing"
+
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
 	"github.com/ratecheck/ratecheck/results"
-	"testing"
 )
 
 // A concluded attack shows its report and grade; a cut-short one no grade
