@@ -3,7 +3,6 @@ package grade
 import (
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/results"
 )
@@ -24,9 +23,10 @@ func OfProbe(res *probe.Result) *Report {
 // profile's results from start), or returns nil when the run was
 // interrupted: as with OfProbe, a cut-short run shows no pass/fail verdict.
 // With no inference to compare the headers with, the checks that compare
-// them with the behaviour are skipped.
-func OfAttack(start time.Time, rs []*results.Result, stopped attack.StopReason) *Report {
-	if stopped == attack.StopInterrupted {
+// them with the behaviour are skipped. stopped is why the run was cut
+// short, as its stream records it ("" when it was not).
+func OfAttack(start time.Time, rs []*results.Result, stopped string) *Report {
+	if stopped == results.Interrupted {
 		return nil
 	}
 	answers := make([]results.Result, len(rs))

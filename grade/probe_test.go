@@ -43,7 +43,7 @@ func TestAttacksCutShortAreNotGraded(t *testing.T) {
 		stopped attack.StopReason
 		graded  bool
 	}{{"", true}, {attack.StopRequestBudget, true}, {attack.StopTimeBudget, true}, {attack.StopInterrupted, false}} {
-		if g := OfAttack(time.Now(), rs, c.stopped); (g != nil) != c.graded {
+		if g := OfAttack(time.Now(), rs, string(c.stopped)); (g != nil) != c.graded {
 			t.Errorf("stopped %q: graded %v, want %v", c.stopped, g != nil, c.graded)
 		}
 	}

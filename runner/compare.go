@@ -129,7 +129,7 @@ func (c Compare) attack(ctx context.Context, t *launch.Target, path string, ct *
 	if res == nil { // nothing was sent: the flags or --out are at fault
 		return runConfigErr(err, c.Engine)
 	}
-	*ct = comparedAttack(t.Spec, t.URL, c.Profile.Name(), path, res, grade.OfAttack(res.Start, res.Results, res.Stopped))
+	*ct = comparedAttack(t.Spec, t.URL, c.Profile.Name(), path, res, grade.OfAttack(res.Start, res.Results, string(res.Stopped)))
 	if !res.Concluded || res.Untested != "" {
 		return fmt.Errorf("%w (%d requests recorded in %s)", err, res.Summary.Requests, path)
 	}
