@@ -90,7 +90,7 @@ func TestAttackInterruptedExits3(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"attack", "--profile", "steady", "--rate", "100/s", "--duration", "20s", "--quiet", "--out", out, "builtin:none"}, &stdout, &stderr)
+	code := Run(ctx, []string{"attack", "--profile", "steady", "--rate", "100/s", "--duration", "20s", "--quiet", "--out", out, "builtin:none"}, &stdout, &stderr)
 	if code != ExitUntested || !strings.Contains(stdout.String(), "cut short after") || !strings.Contains(stderr.String(), "interrupted after") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
 	}

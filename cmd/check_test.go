@@ -22,7 +22,7 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out, errb bytes.Buffer
-	code = run(ctx, args, &out, &errb)
+	code = Run(ctx, args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

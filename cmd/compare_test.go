@@ -91,7 +91,7 @@ func untilUndisturbed(t *testing.T, budget time.Duration, attempt func() (spread
 	t.Fatalf("no undisturbed run within %v; the machine keeps stalling this process by more than %v. Last result: %v", budget, maxStall, last)
 }
 
-// burstRun is one `ratecheck attack --profile burst` through run().
+// burstRun is one `ratecheck attack --profile burst` through Run().
 type burstRun struct {
 	m        results.BurstMetrics
 	statuses map[int]int     // the burst's statuses, from the results file
@@ -105,7 +105,7 @@ func attackBurst(t *testing.T, target string, extra ...string) (burstRun, error)
 	args := append([]string{"attack", "--profile", "burst", "--burst", "20", "--idle", "300ms", "-o", "json", "--out", out}, extra...)
 	args = append(args, target)
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+	if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 	}
 	var rep struct {
@@ -246,7 +246,7 @@ func TestNginxBadConfigCLI(t *testing.T) {
 		{"compare", "--out", out + "/", "nginx:testdata/nginx/burst.conf", "nginx:testdata/nginx/bad.conf"},
 	} {
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), cmd, &stdout, &stderr)
+		code := Run(context.Background(), cmd, &stdout, &stderr)
 		msg := strings.TrimSpace(stderr.String())
 		if code != ExitUsage {
 			t.Errorf("%s: exit %d, want 2; stderr %q", cmd[0], code, msg)
@@ -275,7 +275,7 @@ func TestNginxMissingCLI(t *testing.T) {
 	}
 	inRepoRoot(t)
 	var stderr bytes.Buffer
-	code := run(context.Background(), []string{"attack", "--profile", "burst", "--out", filepath.Join(t.TempDir(), "r.jsonl"),
+	code := Run(context.Background(), []string{"attack", "--profile", "burst", "--out", filepath.Join(t.TempDir(), "r.jsonl"),
 		"nginx:testdata/nginx/burst.conf"}, io.Discard, &stderr)
 	if code != ExitUntested || !strings.Contains(stderr.String(), "install") {
 		t.Fatalf("exit %d, stderr %q; want 3 and the install hint", code, stderr.String())
@@ -293,7 +293,7 @@ func TestNginxStoppedOnCancel(t *testing.T) {
 	defer cancel()
 	exit := make(chan int, 1)
 	go func() {
-		exit <- run(ctx, []string{"attack", "--profile", "burst", "--idle", "30s", "--out", out, "nginx:testdata/nginx/burst.conf"}, io.Discard, io.Discard)
+		exit <- Run(ctx, []string{"attack", "--profile", "burst", "--idle", "30s", "--out", out, "nginx:testdata/nginx/burst.conf"}, io.Discard, io.Discard)
 	}()
 	deadline := time.Now().Add(15 * time.Second)
 	for len(testenv.ProcsMentioning(tmp)) == 0 {
@@ -342,7 +342,7 @@ func TestCompareNginxShapingVsPolicing(t *testing.T) {
 	t0 := time.Now()
 	untilUndisturbed(t, 40*time.Second, func() (time.Duration, error) {
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), []string{"compare", "--profile", "burst", "--out", out + "/", a, b}, &stdout, &stderr)
+		code := Run(context.Background(), []string{"compare", "--profile", "burst", "--out", out + "/", a, b}, &stdout, &stderr)
 		if code != 0 {
 			t.Fatalf("exit %d: %s\n%s", code, stderr.String(), stdout.String())
 		}
@@ -408,7 +408,7 @@ func TestCompareJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	var stdout, stderr bytes.Buffer
 	specs := []string{"builtin:token_bucket?rate=1/s&burst=5", "builtin:fixed_window?limit=3&window=10s&align=first"}
-	code := run(context.Background(), append([]string{"compare", "-o", "json", "--burst", "10", "--idle", "10ms", "--tail", "0", "--out", out}, specs...), &stdout, &stderr)
+	code := Run(context.Background(), append([]string{"compare", "-o", "json", "--burst", "10", "--idle", "10ms", "--tail", "0", "--out", out}, specs...), &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -472,7 +472,7 @@ func TestCompareBetweenURLTargets(t *testing.T) {
 	defer srv.Close()
 	var stderr bytes.Buffer
 	t0 := time.Now()
-	code := run(context.Background(), []string{"compare", "--burst", "3", "--idle", "0s", "--tail", "0", "--between", "400ms",
+	code := Run(context.Background(), []string{"compare", "--burst", "3", "--idle", "0s", "--tail", "0", "--between", "400ms",
 		"--out", t.TempDir() + "/", srv.URL, srv.URL, "builtin:none"}, io.Discard, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -496,14 +496,14 @@ func TestCompareUsageErrors(t *testing.T) {
 		{"compare", "-o", "yaml", "builtin:none", "builtin:none"},
 	} {
 		var stderr bytes.Buffer
-		code := run(context.Background(), args, io.Discard, &stderr)
+		code := Run(context.Background(), args, io.Discard, &stderr)
 		if code != ExitUsage || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, stderr.String())
 		}
 	}
 }
 
-// probeJSON runs `ratecheck probe -o json` through run(). A panic in the
+// probeJSON runs `ratecheck probe -o json` through Run(). A panic in the
 // probe is turned into a test failure (the deferred cleanup in runProbe still
 // stops nginx as it unwinds).
 func probeJSON(t *testing.T, target string) (out report.ProbeOutput, stdout string) {
@@ -516,7 +516,7 @@ func probeJSON(t *testing.T, target string) (out report.ProbeOutput, stdout stri
 				t.Fatalf("probe %s panicked: %v", target, p)
 			}
 		}()
-		code = run(context.Background(), []string{"probe", "-o", "json", "--out", filepath.Join(t.TempDir(), "p.jsonl"), target}, &so, &se)
+		code = Run(context.Background(), []string{"probe", "-o", "json", "--out", filepath.Join(t.TempDir(), "p.jsonl"), target}, &so, &se)
 	}()
 	if err := json.Unmarshal(so.Bytes(), &out); err != nil {
 		t.Fatalf("probe %s: exit %d, %v: stdout %q stderr %q", target, code, err, so.String(), se.String())

@@ -30,7 +30,7 @@ func TestHAProxyBadConfigCLI(t *testing.T) {
 		{[]string{"probe", "--haproxy-bin", filepath.Join(out, "no-haproxy"), "--out", filepath.Join(out, "q.jsonl"), "haproxy:testdata/haproxy/req-rate.cfg"}, "--haproxy-bin"},
 	} {
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), tc.args, &stdout, &stderr)
+		code := Run(context.Background(), tc.args, &stdout, &stderr)
 		msg := strings.TrimSpace(stderr.String())
 		if code != ExitUsage || !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line containing %q", tc.args, code, msg, tc.want)
@@ -52,7 +52,7 @@ func TestHAProxyAttackCLI(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.jsonl")
 	tmp := testenv.IsolateTemp(t)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"attack", "--profile", "burst", "--burst", "20", "--idle", "100ms", "--out", out, "haproxy:testdata/haproxy/full.cfg"}, &stdout, &stderr)
+	code := Run(context.Background(), []string{"attack", "--profile", "burst", "--burst", "20", "--idle", "100ms", "--out", out, "haproxy:testdata/haproxy/full.cfg"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

@@ -156,10 +156,13 @@ func strictCompletion(root *cobra.Command) {
 
 // Execute runs the command line and returns the process exit code.
 func Execute() int {
-	return run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
+	return Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Run runs the command line args (without the program's name) writing to
+// stdout and stderr, and returns the exit code: Execute's body, for the
+// test-only modules under testdata/ that run the commands in process.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -23,7 +23,7 @@ func TestServeCommandEndToEnd(t *testing.T) {
 	pr, pw := io.Pipe()
 	exit := make(chan int, 1)
 	go func() {
-		exit <- run(ctx, []string{"serve", "--algo", "fixed_window", "--limit", "5", "--window", "2s",
+		exit <- Run(ctx, []string{"serve", "--algo", "fixed_window", "--limit", "5", "--window", "2s",
 			"--align", "first", "--addr", "127.0.0.1:0"}, pw, io.Discard)
 		pw.Close()
 	}()
@@ -83,7 +83,7 @@ func TestUsageErrorsExit2WithOneLine(t *testing.T) {
 		{"version", "extra"},
 	} {
 		var stderr bytes.Buffer
-		code := run(context.Background(), args, io.Discard, &stderr)
+		code := Run(context.Background(), args, io.Discard, &stderr)
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 		if code != ExitUsage || len(lines) != 1 || !strings.HasPrefix(lines[0], "ratecheck: ") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one 'ratecheck:' line", args, code, stderr.String())
@@ -93,11 +93,11 @@ func TestUsageErrorsExit2WithOneLine(t *testing.T) {
 
 func TestVersionAndCompletion(t *testing.T) {
 	var out bytes.Buffer
-	if code := run(context.Background(), []string{"version"}, &out, io.Discard); code != 0 || !strings.HasPrefix(out.String(), "ratecheck ") {
+	if code := Run(context.Background(), []string{"version"}, &out, io.Discard); code != 0 || !strings.HasPrefix(out.String(), "ratecheck ") {
 		t.Fatalf("version: %d %q", code, out.String())
 	}
 	out.Reset()
-	if code := run(context.Background(), []string{"completion", "bash"}, &out, io.Discard); code != 0 || !strings.Contains(out.String(), "ratecheck") {
+	if code := Run(context.Background(), []string{"completion", "bash"}, &out, io.Discard); code != 0 || !strings.Contains(out.String(), "ratecheck") {
 		t.Fatalf("completion bash: exit %d", code)
 	}
 }
@@ -115,7 +115,7 @@ func TestAttackBadInputExits2(t *testing.T) {
 		{"attack", "--profile", "steady"},
 	} {
 		var stderr bytes.Buffer
-		code := run(context.Background(), args, io.Discard, &stderr)
+		code := Run(context.Background(), args, io.Discard, &stderr)
 		if code != ExitUsage || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, stderr.String())
 		}
@@ -126,7 +126,7 @@ func TestAttackBadInputExits2(t *testing.T) {
 func TestAttackCommandJSON(t *testing.T) {
 	out := t.TempDir() + "/r.jsonl"
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"attack", "--profile", "burst", "--burst", "30", "--idle", "10ms",
+	code := Run(context.Background(), []string{"attack", "--profile", "burst", "--burst", "30", "--idle", "10ms",
 		"-o", "json", "--out", out, "builtin:token_bucket?rate=1/s&burst=10"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())

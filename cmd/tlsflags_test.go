@@ -30,7 +30,7 @@ func TestTLSFlagErrors(t *testing.T) {
 	} {
 		var so, se bytes.Buffer
 		args := append(append([]string{"attack", "--out", filepath.Join(dir, "r.jsonl")}, c.args...), "https://127.0.0.1:1/")
-		code := run(context.Background(), args, &so, &se)
+		code := Run(context.Background(), args, &so, &se)
 		msg := strings.TrimSpace(se.String())
 		if code != ExitUsage || !strings.Contains(msg, c.want) || strings.Count(msg, "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line with %q", c.args, code, msg, ExitUsage, c.want)

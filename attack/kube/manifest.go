@@ -3,9 +3,9 @@ package kube
 // The part of a Kubernetes batch/v1 Job that 'ratecheck kube job' writes, and nothing
 // more. Kubernetes' own types (k8s.io/api) would link about 11 MB of
 // Kubernetes into every binary to print some twenty fields; these carry the
-// API's field names in their yaml tags instead, and kube_test.go decodes the
-// output strictly into k8s.io/api's Job, so a misspelt or misplaced field
-// fails there. omitempty only where the field may be left out; the rest is
+// API's field names in their yaml tags instead, and testdata/kube (a
+// test-only module) decodes the output strictly into k8s.io/api's Job, so a
+// misspelt or misplaced field fails there. omitempty only where the field may be left out; the rest is
 // always written, even when zero (backoffLimit: 0 is the point).
 
 // Job is the manifest: an Indexed Job whose pods run the shards.

@@ -1,7 +1,4 @@
-// Package kubetest decodes a manifest as Kubernetes would, for tests only:
-// it imports k8s.io's types, which no package of the binary may (cmd's
-// TestKubeNotLinkedIntoTheBinary).
-package kubetest
+package kube
 
 import (
 	"testing"
