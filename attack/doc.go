@@ -7,9 +7,9 @@
 // bounds, and it returns the profile's Report with the run's notes, its
 // elapsed time, whether a budget or an interruption cut it short, and
 // whether the target could be tested at all. With RunOptions.Out it also
-// streams every result to a JSON Lines file as it arrives (package results
-// holds that record: results.ReadStream reads one back, with the same
-// typed metrics).
+// streams every result to a file as it arrives, compact for a name ending
+// .rcs and JSON Lines otherwise (package results holds that record:
+// results.ReadStream reads either back, with the same typed metrics).
 //
 // The engine is an open model: send times are fixed before the run and never
 // wait for responses, so a slow server cannot hide its slowness by slowing

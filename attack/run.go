@@ -16,7 +16,8 @@ type RunOptions struct {
 
 	// Request is what every shot sends (see NewRequest). Required.
 	Request *Request
-	// Out, when set, is the results stream (JSON Lines, see CreateStream):
+	// Out, when set, is the results stream (compact for a name ending .rcs,
+	// else JSON Lines; see results.CreateStream):
 	// created before the first request, each result written as it
 	// completes, ended with the profile's outcome and the notes.
 	Out string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/attack/kube"
+	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/runner"
@@ -33,8 +34,8 @@ func attackCmd(f *attackFlags) *cobra.Command {
 		Use:   "attack --profile PROFILE TARGET",
 		Short: "Fire an attack profile at a target and report what the limiter did",
 		Long: `attack fires one profile at TARGET (an http(s) URL or builtin:ALGO?...), streams
-every request to a JSON Lines results file as it completes, and prints a short
-table and a one-line verdict.
+every request to a results file as it completes (compact .rcs; --out FILE.jsonl
+for JSON Lines), and prints a short table and a one-line verdict.
 
 Profiles:
   steady    constant rate for a duration (--rate, --duration); --rate max with
@@ -165,7 +166,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err := launch.RefuseSimulated(spec); err != nil {
 		return usageErr("%v", err)
 	}
-	path := f.outPath("attack")
+	path := outfiles.StreamPath("attack", f.out, time.Now())
 	if err := guardStreams(c, []string{path}); err != nil {
 		return err
 	}

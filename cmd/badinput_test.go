@@ -620,11 +620,12 @@ func runBadInputCase(t *testing.T, bin, dir string, r *strings.Replacer, c *badI
 	}
 }
 
+// jsonlFiles are the results streams in dir, either format.
 func jsonlFiles(dir string) map[string]bool {
 	out := map[string]bool{}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".jsonl") {
+		if strings.HasSuffix(e.Name(), ".jsonl") || strings.HasSuffix(e.Name(), results.CompactExt) {
 			out[e.Name()] = true
 		}
 	}
@@ -706,22 +707,10 @@ var listeningOn = regexp.MustCompile(`listening on (http://[^\s/]+/)`)
 func startedAddrs(dir, output string) []string {
 	var urls []string
 	for name := range jsonlFiles(dir) {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			continue
+		h, err := results.PeekHeader(filepath.Join(dir, name))
+		if err == nil && (strings.HasPrefix(h.Target, "builtin:") || strings.HasPrefix(h.Target, "nginx:")) {
+			urls = append(urls, h.URL)
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		if sc.Scan() {
-			var h results.StreamHeader
-			if rec, err := results.ReadStream(strings.NewReader(sc.Text() + "\n")); err == nil {
-				h = rec.Header
-			}
-			if strings.HasPrefix(h.Target, "builtin:") || strings.HasPrefix(h.Target, "nginx:") {
-				urls = append(urls, h.URL)
-			}
-		}
-		f.Close()
 	}
 	for _, m := range listeningOn.FindAllStringSubmatch(output, -1) {
 		urls = append(urls, m[1])

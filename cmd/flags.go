@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/outfiles"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
@@ -63,7 +62,7 @@ func (f *requestFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.sourceAddrs, "source-addrs", "", "local `LIST` of addresses or CIDRs (127.0.0.0/28) the connections bind: each storm/backoff client and probe identity its own")
 	fs.IntVar(&f.maxRequests, "max-requests", attack.DefaultMaxRequests, "request budget: the run stops after this many")
 	fs.DurationVar(&f.maxDuration, "max-duration", attack.DefaultMaxDuration, "time budget: the run stops after this long")
-	fs.StringVar(&f.out, "out", "", "results stream file (JSON Lines); default ratecheck-COMMAND-TIME.jsonl")
+	fs.StringVar(&f.out, "out", "", "results stream file: compact for a name ending .rcs, else JSON Lines; default ratecheck-COMMAND-TIME.jsonl (attack: .rcs)")
 	fs.StringVarP(&f.output, "output", "o", "text", "stdout format: text or json")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress line on stderr (it is drawn only on a terminal anyway)")
 }
@@ -122,13 +121,6 @@ func (f *requestFlags) sources() []netip.Addr {
 
 func (f *requestFlags) tlsOptions() attack.TLSOptions {
 	return attack.TLSOptions{Insecure: f.insecure, CACertFile: f.caCert, CertFile: f.cert, KeyFile: f.key}
-}
-
-func (f *requestFlags) outPath(command string) string {
-	if f.out != "" {
-		return f.out
-	}
-	return outfiles.Base(command, time.Now()) + ".jsonl"
 }
 
 // Flag names of the target options every traffic-sending command shares.

@@ -65,7 +65,7 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	if err := runner.CheckBudget(p.Options); err != nil {
 		return exitOf(err)
 	}
-	path := f.outPath("probe")
+	path := outfiles.StreamPath("probe", f.out, time.Now())
 	if err := guardStreams(c, []string{path}); err != nil {
 		return err
 	}

@@ -22,9 +22,10 @@ sent to the target.
 A probe's stream (probe, check, compare --probe) is inferred and graded again
 from the recorded requests. An attack's stream is drawn and shows the
 profile's table, verdict and metrics as the live run printed them (stored in
-the stream's end record). Several files are shown side by side.
-An interrupted stream (no end record) is rendered up to its last complete
-line, and says so.
+the stream's end record). Several files are shown side by side. An
+interrupted stream (no end record) is rendered up to its last complete
+record, and says so. A stream is JSON Lines or compact (attack's default,
+.rcs), told apart by its first bytes; -o jsonl converts one to JSON Lines.
 
 The streams of the shards of one sharded run (attack --shard K/N) are merged
 into one run: one verdict, merged histograms, a table of the shards. Streams
@@ -33,27 +34,31 @@ of different runs, or a missing shard, are refused (exit 2).
 --expect KEY=VALUE (repeatable; as in 'ratecheck check') evaluates
 expectations against the recorded probe(s) offline, with check's exit codes.`,
 		Example: `  ratecheck report ratecheck-probe-20261129-190000.jsonl
+  ratecheck report ratecheck-attack-20261129-191500.rcs -o jsonl > attack.jsonl
   ratecheck report probe.jsonl --html probe.html --junit probe.xml
   ratecheck report runs/ratecheck-compare-*.jsonl --html compare.html
   ratecheck report probe.jsonl --expect family=token_bucket --expect 'rate=10/s±10%'
   ratecheck report run-1.jsonl run-2.jsonl run-3.jsonl run-4.jsonl --html run.html`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErr("report needs at least one RESULTS file (a .jsonl results stream); see '%s --help'", c.CommandPath())
+				return usageErr("report needs at least one RESULTS file (a .jsonl or .rcs results stream); see '%s --help'", c.CommandPath())
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error { return runReport(c, args, output, expects) },
 	}
-	c.Flags().StringVarP(&output, "output", "o", "text", "stdout format: text or json")
+	c.Flags().StringVarP(&output, "output", "o", "text", "stdout format: text, json, or jsonl (the one RESULTS stream itself as JSON Lines: converts a compact .rcs stream)")
 	c.Flags().StringArrayVarP(&expects, "expect", "e", nil, "evaluate an expectation KEY=VALUE against the recorded probe (repeatable)")
 	registerOutputFlags(c)
 	return c
 }
 
 func runReport(c *cobra.Command, paths []string, output string, expects []string) error {
+	if output == "jsonl" {
+		return exitOf(runner.Convert(c.OutOrStdout(), c.ErrOrStderr(), paths))
+	}
 	if output != "text" && output != "json" {
-		return usageErr("--output %q: use text or json", output)
+		return usageErr("--output %q: use text, json or jsonl", output)
 	}
 	exps, err := expect.ParseAll(expects)
 	if err != nil {

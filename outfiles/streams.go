@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Base is the name a command's results stream gets when none is given:
@@ -13,6 +15,22 @@ import (
 // is never an earlier run's.
 func Base(command string, now time.Time) string {
 	return "ratecheck-" + command + "-" + now.Format("20060102-150405")
+}
+
+// StreamPath is the results stream of a command that writes one: out as
+// given (its name picks the format: compact for .rcs, JSON Lines
+// otherwise), else Base with the command's own format. An attack at full
+// speed records millions of requests: compact, about a twentieth of JSON
+// Lines ('report -o jsonl' converts it). A probe's few thousand are JSON
+// Lines, for jq and the eye.
+func StreamPath(command, out string, now time.Time) string {
+	switch {
+	case out != "":
+		return out
+	case command == "attack":
+		return Base(command, now) + results.CompactExt
+	}
+	return Base(command, now) + ".jsonl"
 }
 
 // StreamPaths names the results streams of n runs from --out. One run

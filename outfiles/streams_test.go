@@ -8,6 +8,22 @@ import (
 	"time"
 )
 
+// attack's default stream is compact, probe's JSON Lines; --out is as
+// given, its name picking the format.
+func TestStreamPath(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range []struct{ command, out, want string }{
+		{"attack", "", "ratecheck-attack-20260102-030405.rcs"},
+		{"probe", "", "ratecheck-probe-20260102-030405.jsonl"},
+		{"attack", "x.jsonl", "x.jsonl"},
+		{"probe", "p.rcs", "p.rcs"},
+	} {
+		if got := StreamPath(c.command, c.out, now); got != c.want {
+			t.Errorf("StreamPath(%q, %q) = %q; want %q", c.command, c.out, got, c.want)
+		}
+	}
+}
+
 // check's streams: one endpoint writes --out as given; several are
 // numbered.
 func TestStreamPathsOfCheck(t *testing.T) {

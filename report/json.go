@@ -211,7 +211,7 @@ func AttackFromStream(rec *results.Recorded, path string) Run {
 		notes = append(notes, "the results stream has no end record: the run was interrupted, and this report covers the requests recorded before that")
 	}
 	if rec.Truncated {
-		notes = append(notes, "the results stream's last line was cut mid-write and is left out")
+		notes = append(notes, "the results stream's last record was cut mid-write and is left out")
 	}
 	var rep *results.Report
 	if o := profileOutcome(rec); o != nil {

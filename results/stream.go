@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -102,12 +101,13 @@ func (o *ProfileOutcome) Report() Report {
 	return Report{Profile: o.Profile, Verdict: o.Verdict, Rows: o.Rows, Metrics: o.Metrics}
 }
 
-// Stream appends results to a JSON Lines file as they arrive. A writer
+// Stream appends results to a file as they arrive, in the format its name
+// asks for (FormatOf: compact for .rcs, JSON Lines otherwise). A writer
 // goroutine does the encoding so the senders never wait on the disk, and it
 // flushes at least every 100 ms so a crash or Ctrl-C loses almost nothing.
 type Stream struct {
 	f       *os.File
-	w       *bufio.Writer
+	w       recordWriter
 	ch      chan *Result
 	done    chan struct{}
 	mu      sync.Mutex
@@ -144,18 +144,32 @@ func OpenStream(path string) (*Stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write results to %s: %w", path, err)
 	}
-	return &Stream{f: f, w: bufio.NewWriterSize(f, 64<<10), ch: make(chan *Result, 8192), done: make(chan struct{})}, nil
+	var w recordWriter = newJSONLWriter(f)
+	if FormatOf(path) == Compact {
+		w = newCompactWriter(f)
+	}
+	return &Stream{f: f, w: w, ch: make(chan *Result, 8192), done: make(chan struct{})}, nil
+}
+
+// recordWriter writes one format's records: the header first, results as
+// they come, the end record last. Nothing need reach the file before
+// flush, which makes everything written so far readable.
+type recordWriter interface {
+	header(h StreamHeader) error
+	result(r *Result) error
+	end(e StreamEnd) error
+	flush() error
 }
 
 // Begin writes the header line of a stream from OpenStream and starts the
 // writer; on error the file is closed.
 func (s *Stream) Begin(h StreamHeader) error {
 	h.Type, h.Schema, h.Tool = "header", StreamSchema, "ratecheck"
-	if err := s.writeLine(h); err != nil {
+	if err := s.w.header(h); err != nil {
 		s.f.Close()
 		return err
 	}
-	if err := s.w.Flush(); err != nil {
+	if err := s.w.flush(); err != nil {
 		s.f.Close()
 		return err
 	}
@@ -167,23 +181,6 @@ func (s *Stream) Begin(h StreamHeader) error {
 func (s *Stream) Discard() {
 	s.f.Close()
 	os.Remove(s.f.Name())
-}
-
-// resultLine is a result's line in the file: appendResultLine writes it
-// without reflection (streamline.go).
-type resultLine struct {
-	Type string `json:"type"`
-	*Result
-}
-
-func (s *Stream) writeLine(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	_, err = s.w.Write(b)
-	return err
 }
 
 // streamDrainEvery is how often the writer takes what has been queued. It
@@ -201,7 +198,6 @@ func (s *Stream) loop() {
 	tick := time.NewTicker(streamDrainEvery)
 	defer tick.Stop()
 	flushed := time.Now()
-	var line []byte // reused for every result
 	for {
 		for queued := true; queued; {
 			select {
@@ -209,16 +205,14 @@ func (s *Stream) loop() {
 				if !ok {
 					return
 				}
-				line = appendResultLine(line[:0], r) // streamline.go
-				_, err := s.w.Write(line)
-				s.setErr(err)
+				s.setErr(s.w.result(r))
 				s.count++
 			default:
 				queued = false
 			}
 		}
 		if time.Since(flushed) >= streamFlushEvery {
-			s.setErr(s.w.Flush())
+			s.setErr(s.w.flush())
 			flushed = time.Now()
 		}
 		<-tick.C
@@ -279,8 +273,8 @@ func (s *Stream) Close(notes []string, elapsed time.Duration) error {
 	close(s.ch)
 	s.closing.Unlock()
 	<-s.done
-	s.setErr(s.writeLine(StreamEnd{Type: "end", Requests: s.count, Notes: notes, Elapsed: int64(elapsed), Outcome: s.outcome, Stopped: s.stopped}))
-	s.setErr(s.w.Flush())
+	s.setErr(s.w.end(StreamEnd{Type: "end", Requests: s.count, Notes: notes, Elapsed: int64(elapsed), Outcome: s.outcome, Stopped: s.stopped}))
+	s.setErr(s.w.flush())
 	s.setErr(s.f.Close())
 	s.mu.Lock()
 	s.closeErr = s.err

@@ -4,8 +4,8 @@
 // run (attack.go), a probe run and graded (probe.go), check's endpoints
 // probed and held to their expectations (check.go), compare's targets
 // given one experiment each (compare.go), recorded streams read back,
-// inferred and graded again (recorded.go), the demo and the simulation
-// sweep (selftest.go).
+// inferred and graded again, or converted to JSON Lines (recorded.go),
+// the demo and the simulation sweep (selftest.go).
 //
 // Its errors say what kind of end each is (errors.go): refused, failed or
 // untested, which cmd maps to exit codes; messages name the user's flags

@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,14 +135,47 @@ func readStream(path string) (*results.Recorded, error) {
 		return nil, err
 	}
 	rec, err := results.ReadStreamFile(path)
-	var perr *os.PathError
-	switch {
-	case errors.As(err, &perr):
-		return nil, refused(fmt.Errorf("%v (name a results stream: the --out file of attack, probe, check or compare)", err))
-	case err != nil:
-		return nil, refused(fmt.Errorf("%s: %v", path, err))
+	if err != nil {
+		return nil, streamReadErr(path, err)
 	}
 	return rec, nil
+}
+
+// Convert writes the one results stream in paths, either format, to w as
+// JSON Lines (report -o jsonl): the lines the same run's JSON Lines stream
+// holds. A tail cut mid-write is said on stderr; what came before it is
+// converted.
+func Convert(w, stderr io.Writer, paths []string) error {
+	if len(paths) != 1 {
+		return refused(fmt.Errorf("-o jsonl converts one results stream (got %d): run it once per file", len(paths)))
+	}
+	path := paths[0]
+	if err := checkStreamPath(path); err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return streamReadErr(path, err)
+	}
+	defer f.Close()
+	sr, err := results.ConvertToJSONLines(w, f)
+	if err != nil {
+		return streamReadErr(path, err)
+	}
+	if sr.Truncated {
+		fmt.Fprintf(stderr, "ratecheck: %s: its last record was cut mid-write; the lines before it are converted\n", path)
+	}
+	return nil
+}
+
+// streamReadErr refuses a results stream that cannot be read, naming it
+// (a compact stream's damage names the byte and the result).
+func streamReadErr(path string, err error) error {
+	var perr *os.PathError
+	if errors.As(err, &perr) {
+		return refused(fmt.Errorf("%v (name a results stream: the --out file of attack, probe, check or compare)", err))
+	}
+	return refused(fmt.Errorf("%s: %v", path, err))
 }
 
 // checkStreamPath refuses, saying what to name instead, a path that is no
