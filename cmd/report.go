@@ -20,10 +20,11 @@ compare and check) and renders them again: text on stdout, and with --html,
 sent to the target.
 
 A probe's stream (probe, check, compare --probe) is inferred and graded again
-from the recorded requests. An attack's stream is drawn and shows the
-profile's table, verdict and metrics as the live run printed them (stored in
-the stream's end record). Several files are shown side by side. An
-interrupted stream (no end record) is rendered up to its last complete
+from the recorded requests. An attack's stream, of any length, is read in
+bounded memory and shows the profile's table, verdict and metrics as the live
+run printed them (stored in its end record): the counts are every request's,
+the charts a sample of 10,000 at most. Several files are shown side by side.
+An interrupted stream (no end record) is rendered up to its last complete
 record, and says so. A stream is JSON Lines or compact (attack's default,
 .rcs), told apart by its first bytes; -o jsonl converts one to JSON Lines.
 

@@ -191,12 +191,14 @@ func newPageRun(idx int, r *Run, nruns int) pageRun {
 			pr.Alts = append(pr.Alts, s)
 		}
 	}
-	if len(r.Shards) > 0 {
-		// A merged sharded run draws a sample; its counts are every
-		// request's.
+	if len(r.Shards) > 0 || r.Summary.Requests > len(r.Results) {
+		// A run that draws a sample (a merged sharded run, a long attack
+		// read back): its counts are every request's.
 		sm := r.Summary
 		pr.Counts = Counts{Requests: sm.Requests, Admitted: sm.Admitted, Rejected: sm.Rejected, Errors: sm.Errors,
 			Other: sm.Requests - sm.Admitted - sm.Rejected - sm.Errors}
+	}
+	if len(r.Shards) > 0 {
 		pr.Facts = append(pr.Facts, [2]string{"shards", fmt.Sprintf("%d of run %s, told to start at %s; began within %s of each other",
 			len(r.Shards), r.RunID, r.StartAt.UTC().Format("15:04:05.000"), fmtDur(r.StartSpread))})
 		for _, sh := range r.Shards {

@@ -199,31 +199,50 @@ func AttackRun(target, url, profile string, start time.Time, results []results.R
 // without touching the target: the verdict, table and metrics the live run
 // stored in the end record (only counts when the run ended before
 // concluding). A probe's stream is inferred again by probe.FromRecorded
-// instead.
+// instead. It holds every result; AttackFromDigest reads a run of any
+// length in bounded memory.
 func AttackFromStream(rec *results.Recorded, path string) Run {
-	h := rec.Header
+	return attackFromStream(rec.Header, rec.End, rec.Truncated, path, rec.Results, Summarize(rec.Results), lastDone(rec.Results), false)
+}
+
+// AttackFromDigest is AttackFromStream for a stream read into its digest:
+// the figures are every request's, the charts draw its sample.
+func AttackFromDigest(d *results.Digest, path string) Run {
+	return attackFromStream(d.Header, d.End, d.Truncated, path, d.Sample, d.Summary, d.LastDone, d.Sampled)
+}
+
+func attackFromStream(h results.StreamHeader, end *results.StreamEnd, truncated bool, path string, rs []results.Result,
+	sum results.Summary, last time.Duration, sampled bool) Run {
 	var notes []string
 	elapsed := 0.0
-	if rec.End != nil {
-		notes = slices.Clone(rec.End.Notes)
-		elapsed = time.Duration(rec.End.Elapsed).Seconds()
+	if end != nil {
+		notes = slices.Clone(end.Notes)
+		elapsed = time.Duration(end.Elapsed).Seconds()
 	} else {
 		notes = append(notes, "the results stream has no end record: the run was interrupted, and this report covers the requests recorded before that")
 	}
-	if rec.Truncated {
+	if truncated {
 		notes = append(notes, "the results stream's last record was cut mid-write and is left out")
 	}
 	var rep *results.Report
-	if o := profileOutcome(rec); o != nil {
+	if end != nil && end.Outcome != nil {
+		o := end.Outcome
 		rep = &results.Report{Profile: h.Profile, Verdict: o.Verdict, Rows: o.Rows, Metrics: o.Metrics}
 	}
-	r := AttackRun(h.Target, h.URL, h.Profile, h.Start, rec.Results, rep, elapsed, notes)
+	r := AttackRun(h.Target, h.URL, h.Profile, h.Start, rs, rep, elapsed, notes)
+	r.Summary = sum
+	if elapsed <= 0 {
+		r.ElapsedS = last.Seconds()
+	}
+	if note := results.SampleNote(sampled, len(rs), sum.Requests); note != "" {
+		r.Notes = append(r.Notes, note)
+	}
 	if rep == nil {
 		r.Verdict = fmt.Sprintf("%s profile: %s (the run ended before the profile's verdict; these are the recorded requests' counts)", orDash(h.Profile), countsLine(r.Summary))
 	}
 	r.ResultsFile = path
-	r.Complete = rec.End != nil && rec.End.Stopped == ""
-	if rec.End == nil || rec.End.Stopped != "" {
+	r.Complete = end != nil && end.Stopped == ""
+	if end == nil || end.Stopped != "" {
 		r.Stopped = "interrupted"
 	}
 	return r
@@ -247,17 +266,10 @@ func MergedRun(m *results.Merged) Run {
 	}
 	r.ResultsFile = strings.Join(files, ", ")
 	r.RTT = probe.MinRTT(r.Results)
-	if m.Sampled {
-		r.Notes = append(r.Notes, fmt.Sprintf("the charts draw an even sample of %d of the %d requests; the counts and percentiles are every request's", len(m.Sample), m.Summary.Requests))
+	if note := results.SampleNote(m.Sampled, len(m.Sample), m.Summary.Requests); note != "" {
+		r.Notes = append(r.Notes, note)
 	}
 	return r
-}
-
-func profileOutcome(rec *results.Recorded) *results.ProfileOutcome {
-	if rec.End == nil {
-		return nil
-	}
-	return rec.End.Outcome
 }
 
 // IsProbeStream reports whether a stream holds a probe experiment: written
@@ -334,19 +346,23 @@ func outcomeOf(r *results.Result) string {
 }
 
 // AttackRunFromFile builds a live attack's report run: the profile's verdict
-// and figures from rep, every request from its results stream at path (read
-// back: a steady run keeps only aggregates in memory).
+// and figures from rep, the requests to draw from its results stream at
+// path, read back in bounded memory (an even sample of a long run).
 func AttackRunFromFile(spec, path string, rep results.Report) Run {
 	var run Run
-	if rec, err := results.ReadStreamFile(path); err == nil {
+	if d, err := results.DigestStreamFile(path); err == nil {
 		elapsed := 0.0
-		if rec.End != nil {
-			elapsed = float64(rec.End.Elapsed) / 1e9
+		if d.End != nil {
+			elapsed = float64(d.End.Elapsed) / 1e9
 		}
-		run = AttackRun(spec, rec.Header.URL, rep.Profile, rec.Header.Start, rec.Results, &rep, elapsed, rep.Notes)
-		run.Complete = rec.End != nil && rec.End.Stopped == ""
-		if rec.End != nil {
-			run.Stopped = rec.End.Stopped
+		run = AttackRun(spec, d.Header.URL, rep.Profile, d.Header.Start, d.Sample, &rep, elapsed, rep.Notes)
+		run.Summary = d.Summary
+		if note := results.SampleNote(d.Sampled, len(d.Sample), d.Summary.Requests); note != "" {
+			run.Notes = append(slices.Clone(run.Notes), note)
+		}
+		run.Complete = d.End != nil && d.End.Stopped == ""
+		if d.End != nil {
+			run.Stopped = d.End.Stopped
 		}
 	} else {
 		run = AttackRun(spec, "", rep.Profile, time.Time{}, nil, &rep, 0, append(rep.Notes, "the results stream could not be read back: no per-request detail"))

@@ -92,3 +92,15 @@ func benchDecode(b *testing.B, name string) {
 
 func BenchmarkDecodeCompact(b *testing.B)   { benchDecode(b, "s.rcs") }
 func BenchmarkDecodeJSONLines(b *testing.B) { benchDecode(b, "s.jsonl") }
+
+// BenchmarkDigestCompact is the report's whole reading path: decode,
+// aggregate into the HDR metrics, sample.
+func BenchmarkDigestCompact(b *testing.B) {
+	data := streamOf(b, "s.rcs", b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	d, err := DigestStream(bytes.NewReader(data))
+	if err != nil || d.Summary.Requests != b.N {
+		b.Fatalf("%v, %+v", err, d)
+	}
+}

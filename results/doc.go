@@ -1,6 +1,8 @@
 // Package results is the record of a run: what every request did
-// (Result), the JSON Lines stream a run writes as results arrive and its
-// reader (stream.go, streamline.go, reader.go), the HDR aggregates
+// (Result), the stream a run writes as results arrive — JSON Lines or
+// compact, by its name (format.go) — and its reader for either
+// (stream.go, reader.go and the jsonl_* and compact_* files), an attack's
+// stream aggregated in bounded memory (digest.go), the HDR aggregates
 // (metrics.go), what each attack profile concluded (profile_metrics.go
 // and one metrics_*.go per profile, with the table and verdict drawn from
 // them), and the shards of one run merged back into one (shard.go,

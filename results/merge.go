@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
@@ -196,9 +195,7 @@ type merger struct {
 	// length, not its size).
 	clientDone map[int][]time.Duration
 	bins       map[int64]int
-	sample     []Result
-	seen       int
-	rng        *rand.Rand
+	sample     *sampler
 }
 
 type shardRead struct {
@@ -214,7 +211,7 @@ const clientsBin = 100 * time.Millisecond
 
 func newMerger(profile string, base time.Time) *merger {
 	return &merger{profile: profile, base: base, total: NewMetrics(), clientDone: map[int][]time.Duration{}, bins: map[int64]int{},
-		rng: rand.New(rand.NewPCG(1, 2))}
+		sample: newSampler()}
 }
 
 func (g *merger) read(path string) error {
@@ -236,14 +233,13 @@ func (g *merger) readFrom(path string, r io.Reader) error {
 		s.shift = sr.Header.Start.Sub(g.base)
 	}
 	g.burst = append(g.burst, nil)
-	for {
-		res, ok := sr.Next()
-		if !ok {
-			break
-		}
-		shiftResult(res, s.shift)
-		s.metrics.Add(res)
-		g.add(res)
+	var res Result // reused: what is kept is copied
+	// Only the sample needs a result's headers (the burst's counts and
+	// times do not): the others are read without.
+	for sr.setLean(!g.sample.wants()); sr.NextInto(&res); sr.setLean(!g.sample.wants()) {
+		shiftResult(&res, s.shift)
+		s.metrics.Add(&res)
+		g.add(&res)
 	}
 	if err := sr.Err(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -266,8 +262,8 @@ func shiftResult(r *Result, d time.Duration) {
 func (g *merger) add(r *Result) {
 	switch {
 	case r.Phase == "burst":
-		last := len(g.burst) - 1
-		g.burst[last] = append(g.burst[last], r)
+		last, c := len(g.burst)-1, r.Clone()
+		g.burst[last] = append(g.burst[last], &c)
 	case r.Phase == "tail":
 		g.tail.Total++
 		if r.Admitted() {
@@ -279,13 +275,7 @@ func (g *merger) add(r *Result) {
 		}
 		g.bins[int64(r.Sent/clientsBin)]++
 	}
-	// Reservoir sampling keeps an even sample in bounded memory.
-	g.seen++
-	if len(g.sample) < MergeSample {
-		g.sample = append(g.sample, *r)
-	} else if j := g.rng.IntN(g.seen); j < MergeSample {
-		g.sample[j] = *r
-	}
+	g.sample.add(r)
 }
 
 func (g *merger) conclude() *Merged {
@@ -331,7 +321,7 @@ func (g *merger) conclude() *Merged {
 			m.Notes = append(m.Notes, fmt.Sprintf("shard %s: its stream %s has no end record: the run was interrupted, and this report covers the requests recorded before that", h.Shard, s.path))
 		}
 		if s.trunc {
-			m.Notes = append(m.Notes, fmt.Sprintf("shard %s: the last line of %s was cut mid-write and is left out", h.Shard, s.path))
+			m.Notes = append(m.Notes, fmt.Sprintf("shard %s: the last record of %s was cut mid-write and is left out", h.Shard, s.path))
 		}
 		m.Shards = append(m.Shards, sum)
 	}
@@ -342,9 +332,7 @@ func (g *merger) conclude() *Merged {
 	if len(hosts) > 1 {
 		m.Notes = append(m.Notes, fmt.Sprintf("the shards ran on %d hosts: times across them compare only up to the hosts' clock offset (NTP typically keeps a LAN within ~1 ms)", len(hosts)))
 	}
-	m.Sample = g.sample
-	m.Sampled = g.seen > len(g.sample)
-	sort.SliceStable(m.Sample, func(i, j int) bool { return m.Sample[i].Sent < m.Sample[j].Sent })
+	m.Sample, m.Sampled = g.sample.sample()
 	m.Report = g.verdict(m)
 	if why := m.Summary.Untested(m.Stopped); why != "" {
 		m.Report.Verdict = "not tested: " + why

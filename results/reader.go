@@ -28,7 +28,8 @@ func ReadStreamFile(path string) (*Recorded, error) {
 
 // ReadStream reads a results file, JSON Lines or compact, keeping
 // everything before a damaged tail (a run killed mid-write). It holds
-// every result in memory; a StreamReader reads one at a time.
+// every result in memory; a StreamReader reads one at a time, and
+// DigestStream aggregates an attack's stream in bounded memory.
 func ReadStream(r io.Reader) (*Recorded, error) {
 	sr, err := NewStreamReader(r)
 	if err != nil {

@@ -40,15 +40,20 @@ func Recorded(paths []string, exps []expect.Expectation, version string) (report
 	var headers []results.StreamHeader
 	var probes []*probe.Result // per run; nil for an attack's stream
 	for _, p := range paths {
-		rec, err := readStream(p)
+		if h, err := results.PeekHeader(p); err == nil && !report.IsProbeStream(h) {
+			// An attack's stream, of any length, is read in bounded memory.
+			d, err := results.DigestStreamFile(p)
+			if err != nil {
+				return report.Document{}, streamReadErr(p, err)
+			}
+			headers, probes, runs = append(headers, d.Header), append(probes, nil), append(runs, report.AttackFromDigest(d, p))
+			continue
+		}
+		rec, err := readStream(p) // a probe's: its inference needs every result
 		if err != nil {
 			return report.Document{}, err
 		}
 		headers = append(headers, rec.Header)
-		if !report.IsProbeStream(rec.Header) {
-			probes, runs = append(probes, nil), append(runs, report.AttackFromStream(rec, p))
-			continue
-		}
 		res := probe.FromRecorded(rec) // a probe's stream is inferred and graded again
 		res.ResultsFile = p
 		probes, runs = append(probes, res), append(runs, report.ProbeRun(rec.Header.Target, rec.Header.URL, res, grade.OfProbe(res)))
