@@ -2,7 +2,8 @@
 # bench/run.sh — ratecheck vs vegeta (and wrk's maximum) against the same loopback sink,
 # over http and https.
 #
-#   bench/run.sh            full run: 3 repetitions, plus the 1M-request memory run (~10 min)
+#   bench/run.sh            full run: 3 repetitions, plus the 1M-request memory run and the
+#                           10M-result report runs (~12 min)
 #   bench/run.sh --quick    1 repetition, no memory run (~4 min)
 #
 # Everything goes to 127.0.0.1 only; every run is bounded by its duration and
@@ -21,7 +22,7 @@ for arg in "$@"; do
 	case "$arg" in
 	--quick) QUICK=1 ;;
 	-h | --help)
-		sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -82,7 +83,8 @@ if command -v wrk >/dev/null; then HAVE_WRK=1; fi
 
 log "building ratecheck, sink, analyze"
 (cd "$ROOT" && go build -o "$WORK/ratecheck" .) || die "building ratecheck failed"
-(cd "$ROOT" && go build -o "$WORK/sink" ./bench/sink && go build -o "$WORK/analyze" ./bench/analyze && go build -o "$WORK/floor" ./bench/floor) ||
+(cd "$ROOT" && go build -o "$WORK/sink" ./bench/sink && go build -o "$WORK/analyze" ./bench/analyze && go build -o "$WORK/floor" ./bench/floor &&
+	go build -o "$WORK/streamgen" ./bench/streamgen) ||
 	die "building bench tools failed"
 log "installing vegeta@$VEGETA_VERSION into a temp GOBIN"
 (cd "$WORK" && GOBIN="$WORK/gobin" GOFLAGS=-buildvcs=false go install "github.com/tsenart/vegeta/v12@$VEGETA_VERSION") ||
@@ -146,21 +148,22 @@ wait_idle() {
 }
 
 # timed NAME CMD...: run CMD with stdout/stderr in $WORK/NAME.{out,err} under
-# GNU time; sets CPU_S (user+sys seconds), RSS_MB, OTHER_S (CPU seconds used
-# during the run by processes other than the tool and the sink) and SINK_S.
+# GNU time; sets CPU_S (user+sys seconds), WALL_S, RSS_MB, OTHER_S (CPU
+# seconds used during the run by processes other than the tool and the sink)
+# and SINK_S.
 timed() {
 	local name=$1
 	shift
 	local b0 b1 s0 s1 rc=0
 	b0=$(machine_busy_ticks) s0=$(proc_ticks "$SINK_PID")
-	/usr/bin/time -f '%U %S %M' -o "$WORK/$name.time" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
+	/usr/bin/time -f '%U %S %M %e' -o "$WORK/$name.time" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
 	b1=$(machine_busy_ticks) s1=$(proc_ticks "$SINK_PID")
 	if ((rc != 0)); then
 		echo "--- $name failed (exit $rc): $*" >&2
 		tail -5 "$WORK/$name.err" >&2
 		return "$rc"
 	fi
-	read -r u s m < <(tail -1 "$WORK/$name.time")
+	read -r u s m WALL_S < <(tail -1 "$WORK/$name.time")
 	CPU_S=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
 	RSS_MB=$(awk -v m="$m" 'BEGIN{printf "%.1f", m/1024}')
 	SINK_S=$(awk -v t=$((s1 - s0)) -v k="$TCK" 'BEGIN{printf "%.2f", t/k}')
@@ -207,6 +210,8 @@ metric max_cpu "CPU per request at max throughput" us -
 metric max_rss "peak RSS at max throughput" MB -
 metric max_sink_rps_tls "https max throughput, 50 conns: sink-counted" rps -
 metric max_cpu_tls "https CPU per request at max throughput" us -
+metric max_stream "results stream at max throughput (ratecheck .rcs, vegeta gob)" Bpr "<=64"
+metric max_stream_jsonl "the same stream as JSON Lines (report -o jsonl)" Bpr -
 metric c_rate "5000/s: sink-observed rate" rps "~5000±0.5%"
 metric c_p50 "5000/s: sink-observed schedule error p50" ms -
 metric c_p99 "5000/s: sink-observed schedule error p99" ms "<=0.3"
@@ -234,6 +239,14 @@ if ((!QUICK)); then
 	metric mem_rss "1M requests at 25000/s: peak RSS" MB "<100"
 	metric mem_rate "1M requests at 25000/s: sink-observed rate" rps -
 fi
+metric rep_1m "report of a 1M-result .rcs stream, one core" resps ">=2000000"
+metric rep_1m_rss "report of a 1M-result .rcs stream: peak RSS" MB "<100"
+if ((!QUICK)); then
+	metric rep_10m "report of a 10M-result .rcs stream, one core" resps ">=2000000"
+	metric rep_10m_rss "report of a 10M-result .rcs stream: peak RSS" MB "<100"
+	metric rep_shards "report of 10M results in 4 shards (merged), one core" resps ">=2000000"
+	metric rep_shards_rss "report of 10M results in 4 shards (merged): peak RSS" MB "<100"
+fi
 
 # ---------------------------------------------------------------- max throughput
 # ratecheck: closed loop, 50 connections. vegeta: -rate=0 needs -max-workers;
@@ -255,11 +268,15 @@ for rep in $(seq "$REPS"); do
 			case $tool in
 			ratecheck)
 				timed rc-max "$RC" attack --profile steady --rate max --connections 50 --duration 10s \
-					--max-requests 5000000 --max-duration 1m "${RC_TRUST[@]}" --out "$WORK/rc-max.jsonl" -o json "$url"
+					--max-requests 5000000 --max-duration 1m "${RC_TRUST[@]}" --out "$WORK/rc-max.rcs" -o json "$url"
 				own=$(jget "$WORK/rc-max.out" metrics.achieved_rate_per_s)
 				reqs=$(jget "$WORK/rc-max.out" summary.requests)
 				errs=$(jget "$WORK/rc-max.out" summary.errors)
-				rm -f "$WORK/rc-max.jsonl"
+				# the stream's size a request, compact (attack's default)
+				# and as the JSON Lines the same run converts to
+				stream_b=$(stat -c %s "$WORK/rc-max.rcs")
+				jsonl_b=$("$RC" report "$WORK/rc-max.rcs" -o jsonl | wc -c)
+				rm -f "$WORK/rc-max.rcs"
 				;;
 			vegeta)
 				timed vg-max "$VG" attack -targets="$WORK/targets-$scheme.txt" "${VG_TRUST[@]}" -rate=0 -workers=50 \
@@ -268,6 +285,7 @@ for rep in $(seq "$REPS"); do
 				own=$(jget "$WORK/vg-max.report.json" rate)
 				reqs=$(jget "$WORK/vg-max.report.json" requests)
 				errs=$(awk -v r="$reqs" -v s="$(jget "$WORK/vg-max.report.json" success)" 'BEGIN{printf "%d", r*(1-s)+0.5}')
+				stream_b=$(stat -c %s "$WORK/vg-max.bin") jsonl_b=
 				rm -f "$WORK/vg-max.bin"
 				;;
 			wrk)
@@ -275,19 +293,29 @@ for rep in $(seq "$REPS"); do
 				own=$(awk '/^Requests\/sec:/{print $2}' "$WORK/wrk-max.out")
 				reqs=$(awk '/ requests in /{print $1}' "$WORK/wrk-max.out")
 				errs=$(awk '/Non-2xx|Socket errors/{n++} END{print n+0}' "$WORK/wrk-max.out")
+				stream_b= jsonl_b= # wrk records no requests
 				;;
 			esac
 			sink_arrivals "$WORK/arr.json"
 			"$AN" arrivals <"$WORK/arr.json" >"$WORK/arr.kv"
 			sink_rps=$(kv "$WORK/arr.kv" rate_per_s)
 			cpu_us=$(div "$CPU_S" "$reqs" 1e6)
+			stream=
 			if [[ $scheme == http ]]; then
 				obs max_rps $tool "$own"
 				obs max_rss $tool "$RSS_MB"
+				if [[ -n $stream_b ]]; then
+					obs max_stream $tool "$(div "$stream_b" "$reqs")"
+					stream=", stream $(printf %.1f "$(div "$stream_b" "$reqs")") B/req"
+				fi
+				if [[ -n $jsonl_b ]]; then
+					obs max_stream_jsonl $tool "$(div "$jsonl_b" "$reqs")"
+					stream+=" (as JSON Lines $(printf %.1f "$(div "$jsonl_b" "$reqs")"))"
+				fi
 			fi
 			obs "max_sink_rps$sx" $tool "$sink_rps"
 			obs "max_cpu$sx" $tool "$cpu_us"
-			log "max[$rep] $scheme $tool: own $(printf %.0f "$own")/s, sink $(printf %.0f "$sink_rps")/s, requests $reqs (sink $(kv "$WORK/arr.kv" count)), errors $errs, CPU ${CPU_S}s = $(printf %.2f "$cpu_us") µs/req, RSS ${RSS_MB} MB, sink CPU ${SINK_S}s, other CPU ${OTHER_S}s"
+			log "max[$rep] $scheme $tool: own $(printf %.0f "$own")/s, sink $(printf %.0f "$sink_rps")/s, requests $reqs (sink $(kv "$WORK/arr.kv" count)), errors $errs, CPU ${CPU_S}s = $(printf %.2f "$cpu_us") µs/req, RSS ${RSS_MB} MB$stream, sink CPU ${SINK_S}s, other CPU ${OTHER_S}s"
 		done
 	done
 done
@@ -450,10 +478,10 @@ if ((!QUICK)); then
 		sink_reset
 		if [[ $tool == ratecheck ]]; then
 			timed rc-mem "$RC" attack --profile steady --rate 25000/s --duration 40s \
-				--max-requests 1000000 --max-duration 2m --out "$WORK/rc-mem.jsonl" -o json "$URL"
+				--max-requests 1000000 --max-duration 2m --out "$WORK/rc-mem.rcs" -o json "$URL"
 			reqs=$(jget "$WORK/rc-mem.out" summary.requests)
 			errs=$(jget "$WORK/rc-mem.out" summary.errors)
-			rm -f "$WORK/rc-mem.jsonl"
+			rm -f "$WORK/rc-mem.rcs"
 		else
 			timed vg-mem "$VG" attack -targets="$WORK/targets-http.txt" -rate=25000 -duration=40s -max-workers=1000 \
 				-output="$WORK/vg-mem.bin"
@@ -469,6 +497,36 @@ if ((!QUICK)); then
 		obs mem_rate $tool "$rate"
 		log "mem $tool: $reqs requests, $errs errors (sink $(kv "$WORK/arr.kv" count) at $(printf %.0f "$rate")/s), peak RSS ${RSS_MB} MB, CPU ${CPU_S}s, other CPU ${OTHER_S}s"
 	done
+fi
+
+# ---------------------------------------------------------------- report
+# `ratecheck report` of an attack's compact stream, on one core
+# (GOMAXPROCS=1, the collector included): results per second of wall time
+# and peak RSS. The streams are bench/streamgen's synthetic steady attack
+# (sends every 50 µs on 50 connections, seven rate-limit headers, a quarter
+# rejected), written through results.Stream as attack writes them; 1M
+# always, and in a full run 10M, whole and in 4 shards merged.
+report_run() { # KEY N FILE...
+	local key=$1 n=$2
+	shift 2
+	wait_idle
+	timed rc-report env GOMAXPROCS=1 "$RC" report "$@" -o json
+	local rps
+	rps=$(div "$n" "$WALL_S")
+	obs "$key" ratecheck "$rps"
+	obs "${key}_rss" ratecheck "$RSS_MB"
+	log "report $key: $n results in $WALL_S s = $(printf %.0f "$rps")/s (CPU ${CPU_S}s), peak RSS $RSS_MB MB, other CPU ${OTHER_S}s; $(du -ch "$@" | tail -1 | cut -f1) on disk"
+}
+"$WORK/streamgen" -n 1000000 -out "$WORK/gen-1m.rcs"
+report_run rep_1m 1000000 "$WORK/gen-1m.rcs"
+rm -f "$WORK/gen-1m.rcs"
+if ((!QUICK)); then
+	"$WORK/streamgen" -n 10000000 -out "$WORK/gen-10m.rcs"
+	report_run rep_10m 10000000 "$WORK/gen-10m.rcs"
+	rm -f "$WORK/gen-10m.rcs"
+	"$WORK/streamgen" -n 10000000 -shards 4 -out "$WORK/gen-sh.rcs"
+	report_run rep_shards 10000000 "$WORK"/gen-sh-*.rcs
+	rm -f "$WORK"/gen-sh-*.rcs
 fi
 
 # ---------------------------------------------------------------- table

@@ -410,14 +410,20 @@ func unitName(u string) string {
 		return "µs"
 	case "n":
 		return "count"
+	case "Bpr":
+		return "bytes/request"
+	case "resps":
+		return "results/s"
 	}
 	return u
 }
 
 func format(x float64, unit string) string {
 	switch unit {
-	case "rps", "n":
+	case "rps", "n", "resps":
 		return strconv.FormatFloat(x, 'f', 0, 64)
+	case "Bpr":
+		return strconv.FormatFloat(x, 'f', 1, 64)
 	case "us":
 		return strconv.FormatFloat(x, 'f', 2, 64)
 	case "ms":
