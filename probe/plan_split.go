@@ -415,21 +415,14 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool) []fit.Candidate {
 			continue
 		}
 		seen := map[string]bool{}
-		lo, hi := f.Best[0], f.Best[0]
 		for _, c := range f.Best {
 			k := variantKey(c.Config)
 			if !seen[k] {
 				seen[k] = true
 				out = append(out, c)
 			}
-			if fit.SizeOf(c.Config) < fit.SizeOf(lo.Config) {
-				lo = c
-			}
-			if fit.SizeOf(c.Config) > fit.SizeOf(hi.Config) {
-				hi = c
-			}
 		}
-		out = append(out, lo, hi)
+		out = append(out, fit.Extremes(f.Best, fit.SizeOf)...)
 	}
 	// Nothing explains the run: a grid anchored at an unknown phase may,
 	// on evidence the plan has not gathered yet. Its best try joins the

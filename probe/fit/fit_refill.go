@@ -136,7 +136,7 @@ func FitIntervalRefill(evs []observation.Event, h Hypotheses, plain []Candidate,
 			addBurst(c + d)
 		}
 	}
-	for _, c := range seedsOfRate(plain) {
+	for _, c := range Extremes(plain, RateOf) {
 		addBurst(c.Config.Burst)
 	}
 	type pair struct {
@@ -224,23 +224,6 @@ func reopenings(evs []observation.Event) []time.Time {
 		last[evs[i].Key] = i
 	}
 	return out
-}
-
-// seedsOfRate are the extremes of a bucket family's tied candidates' rates.
-func seedsOfRate(cs []Candidate) []Candidate {
-	if len(cs) == 0 {
-		return nil
-	}
-	lo, hi := cs[0], cs[0]
-	for _, c := range cs {
-		if c.Config.Rate < lo.Config.Rate {
-			lo = c
-		}
-		if c.Config.Rate > hi.Config.Rate {
-			hi = c
-		}
-	}
-	return []Candidate{lo, hi}
 }
 
 func refillOf(c limiter.Config) float64 { return c.RefillEvery.Seconds() }

@@ -175,16 +175,22 @@ func firstTwins(evs []observation.Event, start []Candidate, rtt time.Duration) [
 }
 
 // SeedsOf are the extremes of a family's tied candidates' windows.
-func SeedsOf(cs []Candidate) []Candidate {
+func SeedsOf(cs []Candidate) []Candidate { return Extremes(cs, windowOf) }
+
+// Extremes are the candidates of cs with the least and the most of the
+// parameter param reads (the first of each where several tie): the two
+// ends of a family's ties, what a wider search starts from; none when cs
+// is empty.
+func Extremes(cs []Candidate, param func(limiter.Config) float64) []Candidate {
 	if len(cs) == 0 {
 		return nil
 	}
 	lo, hi := cs[0], cs[0]
 	for _, c := range cs {
-		if c.Config.Window < lo.Config.Window {
+		if param(c.Config) < param(lo.Config) {
 			lo = c
 		}
-		if c.Config.Window > hi.Config.Window {
+		if param(c.Config) > param(hi.Config) {
 			hi = c
 		}
 	}
@@ -236,15 +242,8 @@ func Widen(evs []observation.Event, best []Candidate, rtt time.Duration, value f
 	if len(best) == 0 {
 		return best
 	}
-	lo, hi := best[0], best[0]
-	for _, c := range best {
-		if value(c.Config) < value(lo.Config) {
-			lo = c
-		}
-		if value(c.Config) > value(hi.Config) {
-			hi = c
-		}
-	}
+	ends := Extremes(best, value)
+	lo, hi := ends[0], ends[1]
 	m := best[0].Mismatches
 	unc := observation.DecisionUncertainty(rtt)
 	for _, edge := range []struct {
