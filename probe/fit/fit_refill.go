@@ -196,12 +196,7 @@ func FitIntervalRefill(evs []observation.Event, h Hypotheses, plain []Candidate,
 	best := FitFamily(evs, cfgs, rtt)
 	// Finer phases around the best coarse ones: a fill instant is located
 	// to the trace's resolution, far below a twentieth of an interval.
-	fine := finerPhases(best[:min(len(best), refillSeeds)], refillPhases*refillRefine, refillRefine,
-		func(c limiter.Config) time.Duration { return c.RefillEvery })
-	if f := FitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
-		best = f
-	}
-	best = Widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Origin.Sub(ref).Seconds() }, withPhase)
+	best = finerPhases(evs, best, best[:min(len(best), refillSeeds)], refillPhases*refillRefine, refillRefine, ref, rtt)
 	return Widen(evs, best, rtt, refillOf, withRefill)
 }
 

@@ -163,12 +163,7 @@ func FitStartAligned(evs []observation.Event, h Hypotheses, family string, plain
 	// two behind: a boundary is located to the trace's resolution, far
 	// below a twentieth of a window, and the coarse point nearest the
 	// truth may sit on the wrong side of one.
-	fine := finerPhases(coarse[:min(len(coarse), startSeeds)], startPhases*startRefine, startRefine,
-		func(c limiter.Config) time.Duration { return c.Window })
-	if f := FitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
-		best = f
-	}
-	best = Widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Origin.Sub(ref).Seconds() }, withPhase)
+	best = finerPhases(evs, best, coarse[:min(len(coarse), startSeeds)], startPhases*startRefine, startRefine, ref, rtt)
 	return Widen(evs, best, rtt, windowOf, withWindow)
 }
 
@@ -211,18 +206,23 @@ func PhaseOf(o *observation.Observation, cs []Candidate) float64 {
 	return math.Round((lo+hi)/2*1000) / 1000
 }
 
-// finerPhases are the configurations of seeds with their origin moved by up
-// to refine steps either way, a step being a period (a window, a refill
-// interval) divided by parts.
-func finerPhases(seeds []Candidate, parts, refine int, period func(limiter.Config) time.Duration) []limiter.Config {
+// finerPhases ends a grid's search (a start grid, an interval refill) on
+// its phase: the configurations of seeds with their origin moved by up to
+// refine steps either way, a step being the grid's period (gridPeriod)
+// divided by parts, are fitted and kept over best where they do no worse;
+// then the phase of what is kept is widened, in seconds from ref.
+func finerPhases(evs []observation.Event, best, seeds []Candidate, parts, refine int, ref time.Time, rtt time.Duration) []Candidate {
 	var fine []limiter.Config
 	for _, c := range seeds {
-		step := period(c.Config) / time.Duration(parts)
+		step := gridPeriod(c.Config) / time.Duration(parts)
 		for k := -refine; k <= refine; k++ {
 			f := c.Config
 			f.Origin = f.Origin.Add(time.Duration(k) * step)
 			fine = append(fine, f)
 		}
 	}
-	return fine
+	if f := FitFamily(evs, fine, rtt); len(f) > 0 && (len(best) == 0 || f[0].Mismatches <= best[0].Mismatches) {
+		best = f
+	}
+	return Widen(evs, best, rtt, func(c limiter.Config) float64 { return c.Origin.Sub(ref).Seconds() }, withPhase)
 }
