@@ -98,6 +98,38 @@ func replayOffsets(cfg limiter.Config, rtt time.Duration) []time.Duration {
 // answer is the model's answer to one event.
 type answer struct{ admitted, mismatch bool }
 
+// placed is where a replay judges ev: its instant moved by the clock
+// offset (most replays are at no offset: the Add is skipped), and the
+// timing uncertainty it is judged within, the replay's or, wider, its own.
+func placed(ev *observation.Event, offset, unc time.Duration) (time.Time, time.Duration) {
+	at := ev.At
+	if offset != 0 {
+		at = at.Add(offset)
+	}
+	return at, max(unc, ev.Slack)
+}
+
+// tally scores a replay: it counts the mismatches and, when out is not
+// nil, records each event's answer in it.
+type tally struct {
+	out   []answer
+	bound int
+	mis   int
+}
+
+// add scores event i's answer and reports whether it was a mismatch past
+// the bound: the replay stops counting there.
+func (t *tally) add(i int, admitted, miss bool) (over bool) {
+	if t.out != nil {
+		t.out[i] = answer{admitted, miss}
+	}
+	if !miss {
+		return false
+	}
+	t.mis++
+	return t.mis > t.bound
+}
+
 // delayNoise is the queueing delay timer slack and scheduling on a loaded
 // machine add or take away by themselves.
 const delayNoise = 25 * time.Millisecond
@@ -135,14 +167,10 @@ func ReplayEvents(evs []observation.Event, cfg limiter.Config, offset, unc time.
 // ReplayOn is replay on a model built already, left in the state the
 // events put it in (what the plan's tie-splitting simulates onward from).
 func ReplayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Duration, bound int, out []answer) int {
-	mis := 0
+	score := tally{out: out, bound: bound}
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
-		at := ev.At
-		if offset != 0 { // most replays are at no offset: skip the Add
-			at = at.Add(offset)
-		}
-		unc := max(unc, ev.Slack)
+		at, unc := placed(ev, offset, unc)
 		var d limiter.Decision
 		switch {
 		case ev.Lone:
@@ -175,17 +203,11 @@ func ReplayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Dur
 		case d.Allowed && d.Delay == 0 && ev.JudgeDelay && ev.Delay > ev.Noise+DelayTolerance(0):
 			miss = true // held back where the model serves at once
 		}
-		if out != nil {
-			out[i] = answer{d.Allowed, miss}
-		}
-		if miss {
-			mis++
-			if mis > bound {
-				return mis
-			}
+		if score.add(i, d.Allowed, miss) {
+			return score.mis
 		}
 	}
-	return mis
+	return score.mis
 }
 
 // ReplayConcurrency interleaves releases with arrivals. When a release and
@@ -213,14 +235,10 @@ func ReplayConcurrency(evs []observation.Event, lim limiter.Limiter, offset, unc
 	}
 	var pending []rel
 	released := map[string][]rel{} // recent releases per key
-	mis := 0
+	score := tally{out: out, bound: bound}
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
-		at := ev.At
-		if offset != 0 { // most replays are at no offset: skip the Add
-			at = at.Add(offset)
-		}
-		unc := max(unc, ev.Slack)
+		at, unc := placed(ev, offset, unc)
 		keep := pending[:0]
 		for _, p := range pending {
 			if !p.at.After(at) {
@@ -267,14 +285,8 @@ func ReplayConcurrency(evs []observation.Event, lim limiter.Limiter, offset, unc
 				miss = true // a concurrency cap never queues
 			}
 		}
-		if out != nil {
-			out[i] = answer{d.Allowed, miss}
-		}
-		if miss {
-			mis++
-			if mis > bound {
-				return mis
-			}
+		if score.add(i, d.Allowed, miss) {
+			return score.mis
 		}
 		// forget releases older than unc
 		for k, ts := range released {
@@ -285,7 +297,7 @@ func ReplayConcurrency(evs []observation.Event, lim limiter.Limiter, offset, unc
 			released[k] = ts[n:]
 		}
 	}
-	return mis
+	return score.mis
 }
 
 // maxReadLag bounds how late a loaded client may read a response and still
