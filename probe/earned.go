@@ -66,7 +66,7 @@ func unearned(o *observation.Observation, rejections int) string {
 			// A pacer holds a large burst longer than the per-request
 			// timeout: those answers are its fingerprint, not a failure,
 			// when the answered ones leave in its staircase.
-			if held, _, _ := pacedBurst(rs, o.ServiceTime()); held > 0 && rejections == 0 && failed-timeouts(rs) <= int(maxFailedShare*float64(n)) {
+			if held, _, _ := observation.PacedBurst(rs, o.ServiceTime()); held > 0 && rejections == 0 && failed-observation.Timeouts(rs) <= int(maxFailedShare*float64(n)) {
 				continue
 			}
 			return fmt.Sprintf("%d of the %d requests of the burst got no answer (%s): its capacity could not be measured", failed, n, first)
@@ -183,29 +183,21 @@ func failures(rs []results.Result) (failed, n int, first string) {
 	return failed, n, first
 }
 
-// A limiter that queues instead of rejecting (a pacer) answers a burst at
-// its own rate; a server merely busy with a flood answers at its
-// throughput. These tell the two apart.
-const (
-	// pacerMaxRate: a burst answered more slowly than this, per second, …
-	pacerMaxRate = 500.0
-	// pacerMinDelay: … and held back more than this, was queued.
-	pacerMinDelay = 200 * time.Millisecond
-	// queueGrowth: a sustained phase whose delays grow by more than this
-	// from its start to its end is being paced below its send rate.
-	queueGrowth = 100 * time.Millisecond
-)
+// queueGrowth: a sustained phase whose delays grow by more than this from
+// its start to its end is being paced below its send rate (a burst's
+// queue: observation.PacedBurst).
+const queueGrowth = 100 * time.Millisecond
 
 // heldBack counts the admissions a queue held back in the bursts and the
 // sustained phase of a run that rejected nothing, out of all of their
 // requests, and the longest such delay. Latency a flood adds by load alone
-// does not count (see the constants).
+// does not count (queueGrowth, and observation.PacedBurst's bars).
 func heldBack(o *observation.Observation) (held, n int, most time.Duration) {
 	service := o.ServiceTime()
 	for _, b := range o.BurstPhases() {
 		rs := o.Phase(b)
 		n += len(rs)
-		h, _, m := pacedBurst(rs, service)
+		h, _, m := observation.PacedBurst(rs, service)
 		held += h
 		most = max(most, m)
 	}
@@ -223,51 +215,6 @@ func heldBack(o *observation.Observation) (held, n int, most time.Duration) {
 		}
 	}
 	return held, n, most
-}
-
-// pacedBurst counts the admissions of one burst that a queue held back
-// (answered more slowly than pacerMaxRate, each held over pacerMinDelay),
-// plus the requests held beyond the per-request timeout when there are
-// such admissions; answered is how many were admitted, most the longest
-// delay. A burst a flooded server merely answers slowly holds none.
-func pacedBurst(rs []results.Result, service time.Duration) (held, answered int, most time.Duration) {
-	var lo, hi time.Duration = -1, 0
-	var delays []time.Duration
-	for _, r := range rs {
-		if r.Error == "" && r.Admitted() {
-			delays = append(delays, r.Latency()-service)
-			if lo < 0 || r.Done < lo {
-				lo = r.Done
-			}
-			hi = max(hi, r.Done)
-		}
-	}
-	if len(delays) < 2 || hi <= lo {
-		return 0, len(delays), 0
-	}
-	if rate := float64(len(delays)) / (hi - lo).Seconds(); rate < pacerMaxRate {
-		for _, d := range delays {
-			if d > pacerMinDelay {
-				held++
-				most = max(most, d)
-			}
-		}
-	}
-	if held > 0 {
-		held += timeouts(rs)
-	}
-	return held, len(delays), most
-}
-
-// timeouts counts the requests that got no answer within the timeout.
-func timeouts(rs []results.Result) int {
-	n := 0
-	for _, r := range rs {
-		if strings.HasPrefix(r.Error, "timeout") {
-			n++
-		}
-	}
-	return n
 }
 
 func medianLatency(rs []results.Result) time.Duration {

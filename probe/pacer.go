@@ -147,7 +147,7 @@ func pacerFact(o *observation.Observation, inf Inference, held int, most time.Du
 func timeoutsIn(o *observation.Observation) int {
 	n := 0
 	for _, b := range o.BurstPhases() {
-		n += timeouts(o.Phase(b))
+		n += observation.Timeouts(o.Phase(b))
 	}
 	return n
 }
@@ -168,6 +168,6 @@ func (p *planner) pacing(phase string) bool {
 			service = r.Latency()
 		}
 	}
-	held, _, _ := pacedBurst(rs, max(service, 0))
+	held, _, _ := observation.PacedBurst(rs, max(service, 0))
 	return held > 0
 }

@@ -37,10 +37,10 @@ func (p *planner) windowEvidence(lastAdmit time.Duration) (w time.Duration, why 
 		consider(p.hintWindow, "the RateLimit policy names a window of "+fmtSpan(p.hintWindow))
 	}
 	if r := p.latestOfKey(); r != nil && r.Rejected() {
-		if at, ok := retryAfterOf(p.e.Start(), r); ok {
+		if at, ok := observation.RetryAfterOf(p.e.Start(), r); ok {
 			consider(at.Sub(p.e.Start())-lastAdmit, "Retry-After says capacity returns "+fmtSpan(at.Sub(p.e.Start())-lastAdmit)+" after the lock began")
 		}
-		if at, ok := resetOf(p.e.Start(), r); ok {
+		if at, ok := observation.ResetOf(p.e.Start(), r); ok {
 			consider(at.Sub(p.e.Start())-lastAdmit, "the reset header says capacity returns "+fmtSpan(at.Sub(p.e.Start())-lastAdmit)+" after the lock began")
 		}
 	}

@@ -3,11 +3,9 @@ package probe
 import (
 	"context"
 	"github.com/ratecheck/ratecheck/results"
-	"net/http"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/headers"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
 )
@@ -31,10 +29,10 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 		// Each wait: its length, a round trip and the margin; the second
 		// also re-exhausts the quota first.
 		var needRA, needReset time.Duration
-		if at, ok := retryAfterOf(p.e.Start(), r); ok {
+		if at, ok := observation.RetryAfterOf(p.e.Start(), r); ok {
 			needRA = max(at.Sub(done), 0) + p.calibrationRTT() + silentMargin
 		}
-		if at, ok := resetOf(p.e.Start(), r); ok {
+		if at, ok := observation.ResetOf(p.e.Start(), r); ok {
 			needReset = max(at.Sub(done), 0) + p.calibrationRTT() + silentMargin + 300*time.Millisecond
 		}
 		// Only what leaves the other phases a third of the time for both
@@ -70,7 +68,7 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 		// a too-short value shows — last, and only within the probe's
 		// natural length (it costs a whole lockout).
 		var retried *results.Result
-		at, hasRA := retryAfterOf(p.e.Start(), r)
+		at, hasRA := observation.RetryAfterOf(p.e.Start(), r)
 		forced, natural := true, time.Duration(0)
 		if hasRA {
 			forced, natural = p.quietForced(ctx, r, at, ties)
@@ -93,7 +91,7 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 		// silent retry was sent, that retry was the key's next request
 		// after it in silence too: it tested the reset (grade's
 		// reset.accurate reads the key's next request, whatever its phase).
-		reset, hasReset := resetOf(p.e.Start(), r)
+		reset, hasReset := observation.ResetOf(p.e.Start(), r)
 		switch {
 		case !hasReset:
 			p.note("silent wait for Reset not run: seq %d carried no readable reset", r.Seq)
@@ -103,7 +101,7 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 				p.note("silent wait for Reset not run: no rejection to wait out")
 				break
 			}
-			if at, ok := resetOf(p.e.Start(), r); ok {
+			if at, ok := observation.ResetOf(p.e.Start(), r); ok {
 				// Held to the natural length, as the second Retry-After
 				// wait is: after the trace's two windows and a Retry-After
 				// wait, a wait for a whole window's reset is a fourth.
@@ -119,7 +117,7 @@ func (p *planner) silentWaits(ctx context.Context) func(ties *pendingFit) {
 		if r2 == nil {
 			return
 		}
-		if at2, ok := retryAfterOf(p.e.Start(), r2); ok {
+		if at2, ok := observation.RetryAfterOf(p.e.Start(), r2); ok {
 			p.silentRetryWithin(ctx, r2, at2, observation.PhaseRetryWait, "Retry-After", "second silent wait for Retry-After")
 		}
 	}
@@ -266,48 +264,4 @@ func (p *planner) oneKey() bool {
 		}
 	}
 	return len(keys) <= 1
-}
-
-// retryAfterOf is the instant r's Retry-After names, read as leniently as a
-// forgiving client would: a date as itself (the target is on this machine,
-// its clock is ours), a delay from when the answer arrived.
-func retryAfterOf(start time.Time, r *results.Result) (time.Time, bool) {
-	v, ok := r.Headers["retry-after"]
-	if !ok {
-		return time.Time{}, false
-	}
-	ra, _, ok := headers.ReadRetryAfterLeniently(v, time.Time{})
-	switch {
-	case !ok:
-		return time.Time{}, false
-	case ra.Form == headers.RetryAfterDate:
-		return ra.At, true
-	}
-	return start.Add(r.Done).Add(ra.Delay), true
-}
-
-// resetOf is the earliest instant r's quota fields say capacity is back.
-func resetOf(start time.Time, r *results.Result) (time.Time, bool) {
-	h := http.Header{}
-	for k, v := range r.Headers {
-		h.Set(k, v)
-	}
-	var at time.Time
-	earliest := func(t time.Time) {
-		if at.IsZero() || t.Before(at) {
-			at = t
-		}
-	}
-	if x, _ := headers.ParseXRateLimit(h, time.Time{}); x.Reset.Present && x.Reset.Err == nil {
-		switch {
-		case !x.ResetAt.IsZero():
-			earliest(x.ResetAt)
-		case x.ResetUnit == headers.ResetDeltaSeconds:
-			earliest(start.Add(r.Done).Add(x.ResetIn))
-		}
-	}
-	if ietf, _ := headers.ParseIETF(h); len(ietf.Current) > 0 && ietf.Current[0].HasReset {
-		earliest(start.Add(r.Done).Add(time.Duration(ietf.Current[0].ResetSeconds) * time.Second))
-	}
-	return at, !at.IsZero()
 }

@@ -59,9 +59,9 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 		var at time.Time
 		var ok bool
 		if phase == observation.PhaseRetryWait {
-			at, ok = retryAfterOf(obs.Start, prev)
+			at, ok = observation.RetryAfterOf(obs.Start, prev)
 		} else {
-			at, ok = resetOf(obs.Start, prev)
+			at, ok = observation.ResetOf(obs.Start, prev)
 		}
 		if !ok || obs.Start.Add(wait.Sent).Before(at) || wait.Sent < prev.Done {
 			t.Fatalf("%s sent at %s, before seq %d's stated instant %s (ok %v)", phase, wait.Sent, prev.Seq, at.Sub(obs.Start), ok)

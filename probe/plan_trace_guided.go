@@ -3,6 +3,7 @@ package probe
 import (
 	"time"
 
+	"github.com/ratecheck/ratecheck/probe/observation"
 	"github.com/ratecheck/ratecheck/results"
 )
 
@@ -130,8 +131,8 @@ func (p *planner) guidedGap(last *results.Result, now, full time.Duration) time.
 // namedReturn is the earliest instant (from the probe's start) r's headers
 // name for capacity to return: its Retry-After or its reset.
 func (p *planner) namedReturn(r *results.Result) (time.Duration, bool) {
-	at, ok := retryAfterOf(p.e.Start(), r)
-	if reset, has := resetOf(p.e.Start(), r); has && (!ok || reset.Before(at)) {
+	at, ok := observation.RetryAfterOf(p.e.Start(), r)
+	if reset, has := observation.ResetOf(p.e.Start(), r); has && (!ok || reset.Before(at)) {
 		at, ok = reset, true
 	}
 	return at.Sub(p.e.Start()), ok

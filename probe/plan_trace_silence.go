@@ -33,7 +33,7 @@ func (p *planner) traceSilence(ctx context.Context, tr []*results.Result, lastAd
 	if r == nil || !r.Rejected() {
 		return nil
 	}
-	at, ok := retryAfterOf(p.e.Start(), r)
+	at, ok := observation.RetryAfterOf(p.e.Start(), r)
 	if !ok || at.Sub(p.e.Start())-lastAdmit > guidedMinLead {
 		return nil // a long lock's trace is guided instead (plan_trace_guided.go)
 	}
@@ -107,7 +107,7 @@ func (p *planner) waitOutKnocking(ctx context.Context, tr []*results.Result, las
 	if r == nil || !r.Rejected() {
 		return nil
 	}
-	at, ok := retryAfterOf(p.e.Start(), r)
+	at, ok := observation.RetryAfterOf(p.e.Start(), r)
 	if !ok {
 		return nil
 	}

@@ -112,9 +112,9 @@ func quota(o *observation.Observation) *Quota {
 	if first != nil {
 		q.Status = first.Status
 		done := o.Start.Add(first.Done)
-		if at, ok := retryAfterOf(o.Start, first); ok {
+		if at, ok := observation.RetryAfterOf(o.Start, first); ok {
 			q.DeclaredBackS = math.Round(at.Sub(done).Seconds())
-		} else if at, ok := resetOf(o.Start, first); ok {
+		} else if at, ok := observation.ResetOf(o.Start, first); ok {
 			q.DeclaredBackS = math.Round(at.Sub(done).Seconds())
 		}
 	}

@@ -1,9 +1,10 @@
 // Package observation is a probe's recorded run: its results in send order,
-// the phases the plan sent them in, what counts over them, whom the limit
-// counts (the scope trials), and the time line a replay reads them as
-// (events, clusters, keys, timing uncertainty). It reads results only: the
-// layers above (probe/fit, the verdict in probe) import it, never the
-// reverse.
+// the phases the plan sent them in, what counts over them (a burst a queue
+// held back among it), when a rejection says capacity returns, whom the
+// limit counts (the scope trials), and the time line a replay reads them
+// as (events, clusters, keys, timing uncertainty). It reads results only:
+// the layers above (probe/fit, the plan and the verdict in probe) import
+// it, never the reverse.
 package observation
 
 import (
