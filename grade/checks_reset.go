@@ -51,7 +51,7 @@ func (v *view) statedResets(r *res) []statedReset {
 //     between, nothing in flight), is admitted; when the field means the
 //     quota is whole, that request's Remaining shows it whole (Limit − 1
 //     after its own admission; one less for a shaper's request in service).
-//     The probe plans such a wait (probe/plan_silent.go). A reset that
+//     The probe plans such a wait (probe/plan/silent.go). A reset that
 //     never moves, or names half the real time, fails here.
 //   - A response whose own Remaining says the quota is whole (Remaining =
 //     Limit) states no reset beyond the resolution of whole seconds.

@@ -110,7 +110,7 @@ func rej(ps []parsedRA) []*res {
 //   - a silent wait tests it: the key's next request N went out at or
 //     after T with nothing sent on the key in between and nothing in
 //     flight. N rejected: too short. The probe plans such waits
-//     (probe/plan_silent.go); any other gap of that kind counts as well.
+//     (probe/plan/silent.go); any other gap of that kind counts as well.
 //   - too long: the first admission of the key sent after R came after a
 //     real wait w (at most from R's send to that admission's answer) with
 //     T − R > 2w and beyond the rounding of whole seconds (1 s; 2 s for a

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/probe/observation"
+	"github.com/ratecheck/ratecheck/probe/plan"
 )
 
 func probeURL(t *testing.T, url string, opt Options) (Inference, error) {
@@ -58,7 +60,7 @@ func TestProbeBadTargets(t *testing.T) {
 		}
 		// Neither a blocked client nor a redirect is worth a budget: the
 		// plan stops after the first burst, and no note blames the budget.
-		if n := len(res.Observation.Results); n > calibrateRequests+firstBurstSize {
+		if n := len(res.Observation.Results); n > len(res.Observation.Phase(observation.PhaseCalibrate))+plan.FirstBurstSize {
 			t.Errorf("%s: %d requests sent; the plan should stop after the first burst", c.name, n)
 		}
 		for _, n := range res.Notes {

@@ -1,6 +1,6 @@
 // Package probe says what a limiter is from how it behaves. Run is the
 // entry point: it drives an adaptive experiment against a target through
-// the attack engine (plan.go), streams every result, and infers. probe/fit
+// the attack engine (probe/plan), streams every result, and infers. probe/fit
 // replays what was observed through every reference model of
 // targets/limiter — the same code `ratecheck serve` runs — and keeps the
 // family and parameters that explain the decisions best; inference.go turns

@@ -11,6 +11,7 @@ import (
 	"github.com/ratecheck/ratecheck/attack"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+	"github.com/ratecheck/ratecheck/probe/plan"
 )
 
 // An answer is earned only when the experiment that tells it from the
@@ -18,7 +19,7 @@ import (
 const (
 	// noneMinBurst: "no limit" needs a burst at least this large released
 	// at one instant and all admitted without queueing …
-	noneMinBurst = firstBurstSize
+	noneMinBurst = plan.FirstBurstSize
 	// noneMinSustained: … and at least this many more sent in the
 	// sustained phase, all admitted.
 	noneMinSustained = 100
@@ -58,7 +59,7 @@ func unearned(o *observation.Observation, rejections int) string {
 	}
 	bursts := o.BurstPhases()
 	if len(bursts) == 0 || len(o.Phase(bursts[0])) == 0 {
-		return "the burst phase did not run" + budgetNote(o, firstBurstSize+afterBurstReserve)
+		return "the burst phase did not run" + budgetNote(o, plan.FirstBurstSize+plan.AfterBurstReserve)
 	}
 	for _, b := range bursts {
 		rs := o.Phase(b)
@@ -89,7 +90,7 @@ func unearned(o *observation.Observation, rejections int) string {
 		}
 		if len(short) > 0 {
 			return "nothing was rejected, but the probe could not push hard enough to rule a limit out: " + strings.Join(short, " and ") +
-				budgetNote(o, noneMinBurst*burstGrowth+afterBurstReserve)
+				budgetNote(o, noneMinBurst*plan.BurstGrowth+plan.AfterBurstReserve)
 		}
 		return ""
 	}
@@ -101,12 +102,12 @@ func unearned(o *observation.Observation, rejections int) string {
 	}
 	if decidedTrace < minTraceDecisions {
 		return fmt.Sprintf("the limit was reached, but the recovery trace that shows how capacity returns did not run (%d decided requests, at least %d needed)", decidedTrace, minTraceDecisions) +
-			budgetNote(o, afterBurstReserve)
+			budgetNote(o, plan.AfterBurstReserve)
 	}
 	if n, span := unrecovered(o); n > 0 {
 		s := fmt.Sprintf("the limit was reached and capacity never came back: nothing was admitted in the %d requests of the %.1f s that followed, so how it returns (the window, the rate) was not measured; ", n, span.Seconds())
 		if w := declaredWindow(o); w > span && enoughFor(w) > longestUsefulProbe {
-			s += fmt.Sprintf("the headers declare a window of %s, longer than a probe should wait (the quota's partial answer says what was measured)", fmtSpan(w))
+			s += fmt.Sprintf("the headers declare a window of %s, longer than a probe should wait (the quota's partial answer says what was measured)", plan.FormatSpan(w))
 		} else {
 			s += fmt.Sprintf("the window is longer than that, and a --max-time of %s or more would hold two of it", enoughFor(max(span, w)))
 		}
@@ -116,10 +117,10 @@ func unearned(o *observation.Observation, rejections int) string {
 }
 
 // enoughFor is a time budget that holds a probe's natural span of a window
-// span (naturalSpan) and the phases after the trace, rounded up to a whole
-// minute.
+// span (plan.NaturalSpan) and the phases after the trace, rounded up to a
+// whole minute.
 func enoughFor(span time.Duration) time.Duration {
-	need := naturalSpan(span) + growMargin + afterTraceTime
+	need := plan.NaturalSpan(span) + plan.GrowMargin + afterTraceTime
 	return (need + time.Minute - 1).Truncate(time.Minute)
 }
 

@@ -3,22 +3,12 @@ package probe
 import (
 	"testing"
 
-	"github.com/ratecheck/ratecheck/results"
+	"github.com/ratecheck/ratecheck/probe/internal/probetest"
 	"github.com/ratecheck/ratecheck/targets/limiter"
-
-	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
-// recordedObservation is the observation of a recorded probe's results
-// stream (a real run kept as testdata).
-func recordedObservation(tb testing.TB, path string) *observation.Observation {
-	tb.Helper()
-	rec, err := results.ReadStreamFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return observation.New(rec.Header.Start, rec.Results)
-}
+// recordedObservation is probetest's, under the name these tests use.
+var recordedObservation = probetest.Recorded
 
 // A recorded 10 s probe of a fixed window of 10 per 2 s that every
 // over-limit request restarts (penalty=restart), on a loaded machine: the

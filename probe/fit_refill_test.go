@@ -22,6 +22,10 @@ func simulatedWithVolleys(t *testing.T, cfg limiter.Config, burstAt, traceEvery 
 	return simulatedFromWithVolleys(t, cfg, epoch, burstAt, traceEvery, n, quiets...)
 }
 
+// volleyGap spaces a volley's requests as the plan's deciding experiments
+// do.
+const volleyGap = 3 * time.Millisecond
+
 // simulatedFromWithVolleys is simulatedWithVolleys of a probe that starts
 // at start.
 func simulatedFromWithVolleys(t *testing.T, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration, n int, quiets ...time.Duration) *observation.Observation {
@@ -43,7 +47,7 @@ func simulatedFromWithVolleys(t *testing.T, cfg limiter.Config, start time.Time,
 			}
 			obs.Results = append(obs.Results, results.Result{Seq: len(obs.Results) + 1, Phase: observation.PhaseSplit, Scheduled: at, Sent: at,
 				FirstByte: at + obs.RTT, Done: at + obs.RTT, Status: status})
-			at += splitVolleyGap
+			at += volleyGap
 		}
 	}
 	return obs

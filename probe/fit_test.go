@@ -7,57 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratecheck/ratecheck/attack"
-	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
 
 	"github.com/ratecheck/ratecheck/probe/fit"
+	"github.com/ratecheck/ratecheck/probe/internal/probetest"
 )
 
-// simulated is the observation a probe would record against cfg on a
-// virtual clock: the plan's phases (three calibration requests 200 ms
-// apart, a burst of 30 at burstAt, five sequential requests, 50 trace
-// requests every traceEvery), each decided by the reference model half a millisecond after
-// its send and answered a millisecond after it.
-func simulated(t testing.TB, cfg limiter.Config, start time.Time, burstAt, traceEvery time.Duration) *observation.Observation {
-	t.Helper()
-	lim, err := limiter.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const rtt = time.Millisecond
-	obs := &observation.Observation{Start: start, RTT: rtt}
-	send := func(phase string, at time.Duration) {
-		d := lim.Allow("", start.Add(at+rtt/2))
-		status := 429
-		if d.Allowed {
-			status = 200
-		}
-		obs.Results = append(obs.Results, results.Result{Seq: len(obs.Results) + 1, Phase: phase, Scheduled: at, Sent: at,
-			FirstByte: at + rtt, Done: at + rtt, Status: status})
-	}
-	for i := range 3 {
-		send(observation.PhaseCalibrate, time.Duration(i)*200*time.Millisecond)
-	}
-	for range 30 {
-		send(observation.PhaseBurst, burstAt)
-	}
-	at := burstAt + 2*time.Millisecond
-	for range 5 {
-		send(observation.PhaseSequential, at)
-		at += 2 * time.Millisecond
-	}
-	for range 50 {
-		send(observation.PhaseTrace, at)
-		at += traceEvery
-	}
-	return obs
-}
-
-// epoch is a wall instant that starts every whole-second window.
-var epoch = time.Unix(1_800_000_000, 0)
+// simulated and epoch: probetest's, under the names these tests use.
+var (
+	simulated = probetest.Simulated
+	epoch     = probetest.Epoch
+)
 
 // A bucket of 1 at 2/s: its admissions drift later by the probe's lateness
 // each cycle, so the trace's spacing suggests a slower rate; the fit still
@@ -129,36 +91,6 @@ func TestConcurrencyReplayExcusesLateReads(t *testing.T) {
 	}
 	if m := misfits(20 * time.Millisecond); m != 1 {
 		t.Errorf("read 20 ms late: %d misfits, want 1 (beyond what a loaded client explains)", m)
-	}
-}
-
-// The burst instant sits just after a whole wall second, and at least
-// 150 ms from every half second after the first calibration request (where
-// windows aligned to that request have their boundaries).
-func TestBurstInstantAvoidsBoundaries(t *testing.T) {
-	req, err := attack.NewRequest("GET", "http://127.0.0.1:9/", nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := attack.New(req, attack.Options{})
-	e.Begin(t.Context())
-	defer e.Finish()
-	for _, calAt := range []time.Duration{0, 30 * time.Millisecond, 280 * time.Millisecond, 510 * time.Millisecond, 930 * time.Millisecond} {
-		col := attack.NewCollector(true)
-		col.Add(&results.Result{Phase: observation.PhaseCalibrate, Sent: calAt - 10*time.Second, Done: calAt - 10*time.Second + time.Millisecond, Status: 200})
-		p := &planner{e: e, col: col}
-		wall := e.Start().Add(p.burstInstant())
-		sub := wall.Sub(wall.Truncate(time.Second))
-		if sub < 20*time.Millisecond || sub > 350*time.Millisecond {
-			t.Errorf("calibration at %s: burst %s after a whole second", calAt, sub)
-		}
-		first := e.Start().Add(calAt - 10*time.Second)
-		if f := wall.Sub(first) % (500 * time.Millisecond); f < 150*time.Millisecond || f > 350*time.Millisecond {
-			t.Errorf("calibration at %s: burst %s past a half second after it", calAt, f)
-		}
-		if d := wall.Sub(time.Now()); d <= 0 || d > 1400*time.Millisecond {
-			t.Errorf("calibration at %s: burst in %s", calAt, d)
-		}
 	}
 }
 

@@ -136,7 +136,7 @@ func infer(o *observation.Observation) Inference {
 	inf.setReplicas(replicaFindings(o)) // replicas.go
 	inf.Failures = failuresOf(o)        // failures.go
 	if o.Stopped == observation.StopInterrupted {
-		inf.Family, inf.Reason = Inconclusive, unearned(o, rejectedEvents(evs))
+		inf.Family, inf.Reason = Inconclusive, unearned(o, observation.RejectedEvents(evs))
 		inf.Evidence = facts(o, inf)
 		return inf
 	}
@@ -149,13 +149,13 @@ func infer(o *observation.Observation) Inference {
 		inf.Family, inf.Reason = Inconclusive, "no request got a limiter decision: "+undecidedReason(o)
 		return inf
 	}
-	if rejectedEvents(evs) == len(evs) {
+	if observation.RejectedEvents(evs) == len(evs) {
 		inf.Family = Inconclusive
 		inf.Reason = fmt.Sprintf("every one of %d requests was rejected, from the first: the client is blocked (a penalty, a ban, or a limit of 0), so there is no capacity to measure", len(evs))
 		inf.Evidence = facts(o, inf)
 		return inf
 	}
-	if why := unearned(o, rejectedEvents(evs)); why != "" {
+	if why := unearned(o, observation.RejectedEvents(evs)); why != "" {
 		inf.Family, inf.Reason = Inconclusive, why
 		inf.Evidence = facts(o, inf)
 		if inf.Quota = quota(o); inf.Quota != nil { // quota.go: what was measured all the same
@@ -163,7 +163,7 @@ func infer(o *observation.Observation) Inference {
 		}
 		return inf
 	}
-	if rejectedEvents(evs) == 0 {
+	if observation.RejectedEvents(evs) == 0 {
 		if held, _, _ := heldBack(o); held > 0 {
 			return inferPacer(o, evs, inf) // pacer.go
 		}
@@ -468,16 +468,6 @@ func (inf Inference) penaltyText() string {
 
 func fnum(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
-}
-
-func rejectedEvents(evs []observation.Event) int {
-	n := 0
-	for _, e := range evs {
-		if !e.Admitted {
-			n++
-		}
-	}
-	return n
 }
 
 // undecidedReason says what the target answered instead of a decision.

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
@@ -150,24 +149,4 @@ func timeoutsIn(o *observation.Observation) int {
 		n += observation.Timeouts(o.Phase(b))
 	}
 	return n
-}
-
-// pacing reports whether the burst in phase was held in a pacer's queue:
-// nothing rejected, and its admissions answered in a staircase.
-func (p *planner) pacing(phase string) bool {
-	var rs []results.Result
-	for _, r := range p.col.Phase(phase) {
-		if r.Rejected() {
-			return false
-		}
-		rs = append(rs, *r)
-	}
-	service := time.Duration(-1)
-	for _, r := range p.col.Results() {
-		if r.Error == "" && r.Admitted() && (service < 0 || r.Latency() < service) {
-			service = r.Latency()
-		}
-	}
-	held, _, _ := observation.PacedBurst(rs, max(service, 0))
-	return held > 0
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ratecheck/ratecheck/headers"
 
 	"github.com/ratecheck/ratecheck/probe/observation"
+	"github.com/ratecheck/ratecheck/probe/plan"
 )
 
 // A quota longer than a probe can wait (an hour's, a day's) never shows
@@ -20,38 +21,6 @@ import (
 // remaining count went down with the admissions, and how the rejections
 // were made. The window is what the headers declare — stated as declared,
 // never as observed, so an expectation on it stays untested.
-
-// QuotaCostError refuses a probe whose calibration found a quota declared
-// over a window longer than any probe waits, which the request budget
-// cannot exhaust: the burst would spend the user's real quota, shut the
-// client out for up to the window, and still measure nothing (a budget of
-// 2,000 against 5,000 an hour ends "no limit observed"). Run returns it
-// after the calibration, before the burst; a --max-requests of Need allows
-// the probe.
-type QuotaCostError struct {
-	Limit  int
-	Window time.Duration
-	Have   int // the request budget
-	Need   int // what measuring it takes
-}
-
-func (e *QuotaCostError) Error() string {
-	return fmt.Sprintf("the target declares a quota of %d per %s: measuring it takes about %d requests, more than the budget of %d, and would shut this client out for up to %s; give --max-requests %d to spend that quota",
-		e.Limit, fmtSpan(e.Window), e.Need, e.Have, fmtSpan(e.Window), e.Need)
-}
-
-// quotaCost is the QuotaCostError of the quota the calibration's headers
-// declare, nil when the budget can measure it or no long one is declared.
-func (p *planner) quotaCost() error {
-	if p.hintLimit <= 0 || p.hintWindow <= p.ceiling+answerGrace {
-		return nil
-	}
-	need := p.e.Sent() + p.hintLimit + afterBurstReserve
-	if need <= p.opt.MaxRequests {
-		return nil
-	}
-	return &QuotaCostError{Limit: p.hintLimit, Window: p.hintWindow, Have: p.opt.MaxRequests, Need: need}
-}
 
 // Quota is that partial answer.
 type Quota struct {
@@ -173,10 +142,10 @@ func (q *Quota) Text() string {
 		declared = append(declared, fmt.Sprintf("a limit of %d", q.DeclaredLimit))
 	}
 	if q.DeclaredWindowS > 0 {
-		declared = append(declared, fmt.Sprintf("a window of %s", fmtSpan(time.Duration(q.DeclaredWindowS*float64(time.Second)))))
+		declared = append(declared, fmt.Sprintf("a window of %s", plan.FormatSpan(time.Duration(q.DeclaredWindowS*float64(time.Second)))))
 	}
 	if q.DeclaredBackS > 0 {
-		declared = append(declared, fmt.Sprintf("capacity back %s after the first rejection", fmtSpan(time.Duration(q.DeclaredBackS*float64(time.Second)))))
+		declared = append(declared, fmt.Sprintf("capacity back %s after the first rejection", plan.FormatSpan(time.Duration(q.DeclaredBackS*float64(time.Second)))))
 	}
 	if len(declared) > 0 {
 		s += "; declared by the headers, not observed: " + joinAnd(declared)

@@ -16,19 +16,20 @@ import (
 	"github.com/ratecheck/ratecheck/probe/observation"
 
 	"github.com/ratecheck/ratecheck/probe/fit"
+	"github.com/ratecheck/ratecheck/probe/plan"
 )
 
 // Options bound and shape a probe. The zero value is the default probe.
 type Options struct {
 	// MaxTime is the time budget, a hard cap. Zero: DefaultMaxTime, which
 	// the plan grows to what the limit it meets needs, up to
-	// DefaultMaxTimeCeiling (plan_budget.go).
+	// DefaultMaxTimeCeiling (probe/plan's budget.go).
 	MaxTime     time.Duration
 	MaxRequests int // request budget; default DefaultMaxRequests
 	// ScopeKey adds another key value to the scope trials (needs the
 	// request's KeyHeader); the other identities (another source address,
 	// a fresh connection, forged proxy headers) are tried regardless
-	// (plan_scope.go).
+	// (probe/plan's scope.go).
 	ScopeKey bool
 	// Engine shapes the requests (timeout, TLS, connections, keys). Its
 	// budget fields are ignored: the probe's budget above is the engine's.
@@ -54,19 +55,16 @@ type Options struct {
 	// expect.StatedBy): a burst that admits more refutes one, and the
 	// plan stops there (stated.go).
 	Stated []Stated
-	// NoBypass skips the bypass trials (probe/bypass, plan_bypass.go);
-	// BypassMethods are the methods besides HEAD they may send instead of
-	// the request's own (they may change state: only when the user says).
+	// NoBypass skips the bypass trials (probe/bypass, probe/plan's
+	// bypass.go); BypassMethods are the methods besides HEAD they may send
+	// instead of the request's own (they may change state: only when the
+	// user says).
 	NoBypass      bool
 	BypassMethods []string
 
 	// adaptive: no MaxTime was given, so the budget may grow.
 	adaptive bool
 
-	// secondSource is the address of the scope trial (plan_scope.go), and
-	// secondWhy why there is none.
-	secondSource netip.Addr
-	secondWhy    string
 	// bypassBase is what the bypass trials are made from (the request).
 	bypassBase bypass.Base
 }
@@ -81,16 +79,12 @@ const (
 	DefaultMaxTimeCeiling = 5 * time.Minute
 )
 
-// The smallest budget that can hold the plan: three calibration requests, a
-// first burst, and what the sequential and trace phases (or, when nothing
-// is rejected, the sustained phase) need after it. Less than this cannot
-// earn any answer, so Run refuses it before sending.
+// The smallest budget that can hold the plan (plan.MinRequests,
+// plan.MinTime): less than this cannot earn any answer, so Run refuses it
+// before sending.
 const (
-	MinRequests = calibrateRequests + firstBurstSize + afterBurstReserve
-	// MinTime: calibration (2 × 200 ms), waiting for the burst instant
-	// (≤ 1.3 s), the sequential requests and a trace of two seconds, with
-	// room for answers.
-	MinTime = 5 * time.Second
+	MinRequests = plan.MinRequests
+	MinTime     = plan.MinTime
 )
 
 // BudgetError says a budget cannot hold the smallest plan.
@@ -104,8 +98,12 @@ func (e *BudgetError) Error() string {
 	return fmt.Sprintf("a probe budget of %s %s cannot hold the smallest plan, which needs at least %s", e.Have, e.What, e.Need)
 }
 
-// ErrUnreachable means every calibration request failed.
-var ErrUnreachable = errors.New("target unreachable")
+// ErrUnreachable means every calibration request failed (plan.ErrUnreachable).
+var ErrUnreachable = plan.ErrUnreachable
+
+// QuotaCostError refuses a probe whose calibration found a quota the
+// request budget cannot measure (plan.QuotaCostError).
+type QuotaCostError = plan.QuotaCostError
 
 func (o *Options) fill() {
 	if o.MaxTime <= 0 {
@@ -167,10 +165,12 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	}
 	col := attack.NewCollector(true)
 	lost := &lostWatch{} // failures.go: a dead target ends the plan
-	opt.Engine.Sources, opt.secondSource, opt.secondWhy = scopeSources(req.URL, opt.Engine.Sources)
-	opt.bypassBase = bypassBase(req.Method, req.URL, opt.Engine.HTTP2, req.Header.Get("Cookie") != "", opt.BypassMethods)
+	var second netip.Addr
+	var secondWhy string
+	opt.Engine.Sources, second, secondWhy = plan.ScopeSources(req.URL, opt.Engine.Sources)
+	opt.bypassBase = plan.BypassBase(req.Method, req.URL, opt.Engine.HTTP2, req.Header.Get("Cookie") != "", opt.BypassMethods)
 	eo := opt.Engine
-	// The plan stops sending answerGrace before MaxTime; the engine's hard
+	// The plan stops sending a little before MaxTime; the engine's hard
 	// stop is the budget itself, so a probe never overruns it.
 	eo.MaxRequests, eo.MaxDuration = opt.MaxRequests, opt.MaxTime
 	// The sinks are complete (the stream's among them) before the first
@@ -212,7 +212,13 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	planCtx, stopPlan := context.WithCancel(eng.BeginAt(ctx, start))
 	defer stopPlan()
 	lost.watch(stopPlan)
-	obs, planErr := runPlan(planCtx, eng, col, opt)
+	po := plan.Options{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime, Engine: opt.Engine,
+		ScopeKey: opt.ScopeKey, SecondSource: second, SecondWhy: secondWhy,
+		NoBypass: opt.NoBypass, Bypass: opt.bypassBase, OnBudget: opt.OnBudget, Refuted: refutedBy(opt.Stated)}
+	if opt.adaptive {
+		po.Ceiling = opt.ceiling()
+	}
+	obs, planErr := plan.Run(planCtx, eng, col, po)
 	eng.Finish()
 	release()
 	if lost.stopped() && ctx.Err() == nil {
@@ -281,7 +287,7 @@ func FromRecorded(rec *results.Recorded) *Result {
 		obs.Budget.Ceiling = d
 	}
 	if u, err := url.Parse(rec.Header.URL); err == nil {
-		obs.Bypass = bypassBase(rec.Header.Options["method"], u, rec.Header.Options["http2"] == "true", false, nil)
+		obs.Bypass = plan.BypassBase(rec.Header.Options["method"], u, rec.Header.Options["http2"] == "true", false, nil)
 	}
 	res := &Result{Observation: obs}
 	switch {

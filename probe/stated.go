@@ -85,16 +85,19 @@ func answeredWhileSent(rs []results.Result, last time.Duration) bool {
 	return false
 }
 
-// refuted is the first stated model the run so far refutes (Options.Stated).
-func (p *planner) refuted() (string, bool) {
-	if len(p.opt.Stated) == 0 {
+// refutedBy is the plan's stop on what the user stated
+// (plan.Options.Refuted): the first of stated the run so far refutes; nil
+// when nothing is stated.
+func refutedBy(stated []Stated) func(*observation.Observation) (string, bool) {
+	if len(stated) == 0 {
+		return nil
+	}
+	return func(o *observation.Observation) (string, bool) {
+		for _, s := range stated {
+			if why, ok := Refutes(o, s); ok {
+				return why, true
+			}
+		}
 		return "", false
 	}
-	obs := p.snapshot()
-	for _, s := range p.opt.Stated {
-		if why, ok := Refutes(obs, s); ok {
-			return why, true
-		}
-	}
-	return "", false
 }

@@ -292,8 +292,8 @@ func (s search) restarting(fits []FamilyFit) {
 // the best fit, top) may be a start grid the probe's knocking followed,
 // each window opened at the first request after a grid boundary. Unless a
 // start grid is refuted (or clearly better), both are named as not told
-// apart; the plan's deciding experiment (tiedModels) is what can tell them
-// apart.
+// apart; the plan's deciding experiment (probe/plan's tiedModels) is what
+// can tell them apart.
 func (s search) firstOrStart(fits []FamilyFit, top int) {
 	for i, f := range fits {
 		if f.Family == limiter.FixedWindow && top <= s.slack() && len(f.Best) > 0 &&

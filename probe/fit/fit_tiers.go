@@ -41,7 +41,7 @@ const (
 	tiersSpacingGaps = 3
 	// TiersSeedSpan is how much of the trace after the burst the first
 	// tier is fitted on; the plan's trace lasts at least this
-	// (plan.go's continuousSpan).
+	// (probe/plan's continuousSpan).
 	TiersSeedSpan = 2 * time.Second
 	// tiersMaxEvents bounds the runs searched: the search's replays grow
 	// with the run, and a run this long came from escalating bursts and a
@@ -740,8 +740,9 @@ const hiddenPoolWindow = 10 * time.Minute
 // itself until capacity has had time to come back beyond a few tokens: its
 // capacity split into a primary of half at the same rate and a burst pool
 // of the rest that has not returned. A silence long enough for the primary
-// to refill past half, then a volley, separates them (plan_split.go): the
-// bucket gives back more than half, the composition only the primary.
+// to refill past half, then a volley, separates them (probe/plan's
+// split.go): the bucket gives back more than half, the composition only
+// the primary.
 func HiddenPools(models []Candidate) []Candidate {
 	for _, m := range models {
 		c := m.Config

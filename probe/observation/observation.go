@@ -40,7 +40,8 @@ type Budget struct {
 	MaxRequests int           `json:"max_requests"`
 	MaxTime     time.Duration `json:"-"`
 	// Ceiling is what the time budget may grow to (0: a --max-time, which
-	// never grows); GrewTo what it grew to, and Why (plan_budget.go).
+	// never grows); GrewTo what it grew to, and Why (probe/plan's
+	// budget.go).
 	Ceiling time.Duration `json:"-"`
 	GrewTo  time.Duration `json:"-"`
 	Why     string        `json:"why,omitempty"`

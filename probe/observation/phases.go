@@ -3,7 +3,7 @@ package observation
 // The phases of a probe, as recorded in each result's Phase field: what the
 // plan sent a request for, and so what the inference reads it as.
 
-// The plan's main phases (plan.go).
+// The plan's main phases (probe/plan's plan.go).
 const (
 	PhaseCalibrate  = "calibrate"
 	PhaseBurst      = "burst"
@@ -33,8 +33,8 @@ const (
 	PhaseSilentBurst = "silent-burst"
 )
 
-// The scope trials' phases (plan_scope.go), besides phaseScopeRef and
-// phaseScopeOther (the second key).
+// The scope trials' phases (probe/plan's scope.go), besides phaseScopeRef
+// and phaseScopeOther (the second key).
 const (
 	PhaseScopeIP        = "scope-ip"
 	PhaseScopeConn      = "scope-conn"
@@ -43,5 +43,6 @@ const (
 	PhaseScopeForwarded = "scope-forwarded"
 )
 
-// PhaseSplit is the deciding experiment between tied models (plan_split.go).
+// PhaseSplit is the deciding experiment between tied models (probe/plan's
+// split.go).
 const PhaseSplit = "split"

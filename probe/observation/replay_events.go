@@ -235,6 +235,17 @@ func markFloors(evs []Event) {
 	}
 }
 
+// RejectedEvents counts the events whose request was rejected.
+func RejectedEvents(evs []Event) int {
+	n := 0
+	for _, e := range evs {
+		if !e.Admitted {
+			n++
+		}
+	}
+	return n
+}
+
 // KeyMajor is evs with each key's events together, in time order within
 // the key, the key with most events first. Every model but the
 // concurrency cap counts each key alone, so its mismatches are the same in

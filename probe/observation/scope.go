@@ -14,9 +14,9 @@ import (
 
 // Scope: whom the limit counts. After the probe's own identity is
 // exhausted (a scope-ref request rejected), each other identity it can
-// present sends a few requests at once (plan_scope.go): another key value
-// (--key-header), another source address, a fresh connection, and the
-// proxy headers a client can forge. An identity with capacity of its own
+// present sends a few requests at once (probe/plan's scope.go): another
+// key value (--key-header), another source address, a fresh connection,
+// and the proxy headers a client can forge. An identity with capacity of its own
 // admits every one of them while the probe's own stays rejected (the
 // scope-ref sent right after); a shared one rejects the first. Read from the
 // results alone, so a saved stream gives the same answer.

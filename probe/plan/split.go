@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"context"
@@ -180,7 +180,7 @@ func stillTied(obs *observation.Observation, models []fit.Candidate) []fit.Candi
 	return out
 }
 
-// snapshot is the observation so far, as runPlan builds it at the end.
+// snapshot is the observation so far, as Run builds it at the end.
 func (p *planner) snapshot() *observation.Observation {
 	obs := &observation.Observation{Start: p.e.Start()}
 	for _, r := range p.col.Results() {
@@ -192,10 +192,11 @@ func (p *planner) snapshot() *observation.Observation {
 }
 
 // naturalEnd is when a probe deciding between models is over: it costs
-// at most the natural span (naturalSpan) of the largest window in contention, plus the
-// quiet periods a counting limiter forces — only when every model in
-// contention needs them (a plain limiter's probe does not pay for the
-// quiet periods of a counting twin), and then it may take the budget.
+// at most the natural span (NaturalSpan) of the largest window in
+// contention, plus the quiet periods a counting limiter forces — only when
+// every model in contention needs them (a plain limiter's probe does not
+// pay for the quiet periods of a counting twin), and then it may take the
+// budget.
 //
 // knock says whether steady knocking asks them anything: whether denied
 // attempts keep the key shut, only when the models answer it differently.
@@ -204,7 +205,7 @@ func (p *planner) snapshot() *observation.Observation {
 func (p *planner) naturalEnd(models []fit.Candidate) (end time.Duration, knock bool) {
 	end, counting, anyCounting := naturalMin, true, false
 	for _, m := range models {
-		end = max(end, naturalSpan(m.Config.Window))
+		end = max(end, NaturalSpan(m.Config.Window))
 		c := m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts()
 		counting, anyCounting = counting && c, anyCounting || c
 	}
@@ -382,7 +383,7 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool) []fit.Candidate {
 	for i := range evs {
 		evs[i].Stop = stop
 	}
-	if len(evs) == 0 || rejectedEvents(evs) == 0 {
+	if len(evs) == 0 || observation.RejectedEvents(evs) == 0 {
 		return nil
 	}
 	if o.PerConnection() {
@@ -426,9 +427,9 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool) []fit.Candidate {
 	}
 	// Nothing explains the run: a grid anchored at an unknown phase may,
 	// on evidence the plan has not gathered yet. Its best try joins the
-	// contest even if it is not better yet (fit_start.go). So does a
-	// start grid beside a leading first-aligned fixed window, which a
-	// knocking probe cannot tell from one (inference.go).
+	// contest even if it is not better yet (probe/fit's fit_start.go). So
+	// does a start grid beside a leading first-aligned fixed window, which
+	// a knocking probe cannot tell from one (probe's inference.go).
 	startFamilies := []string{limiter.SlidingCounter, limiter.FixedWindow}
 	if best <= slack {
 		startFamilies = nil
@@ -455,7 +456,7 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool) []fit.Candidate {
 	if len(o.Phase(observation.PhaseSplit)) == 0 {
 		// A bucket's capacity may be two tiers, a primary and a burst
 		// pool that has not come back yet: once per probe, the deciding
-		// experiment asks (fit_tiers.go).
+		// experiment asks (probe/fit's fit_tiers.go).
 		// Only while the run has not refuted it already (a silence
 		// long enough for the primary to come back past half, and the
 		// volley after it, may have).

@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
+	"github.com/ratecheck/ratecheck/probe/internal/probetest"
 	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
@@ -25,13 +26,13 @@ func traceAgainst(t *testing.T, cfg limiter.Config, burstAt, every time.Duration
 		t.Fatal(err)
 	}
 	for range 30 {
-		lim.Allow("", epoch.Add(burstAt))
+		lim.Allow("", probetest.Epoch.Add(burstAt))
 	}
 	var tr []*results.Result
 	at := burstAt + 10*time.Millisecond
 	for i := range n {
 		status := 429
-		d := lim.Allow("", epoch.Add(at+time.Millisecond/2))
+		d := lim.Allow("", probetest.Epoch.Add(at+time.Millisecond/2))
 		if d.Allowed {
 			status = 200
 		}

@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"context"
@@ -149,23 +149,23 @@ func (p *planner) quietForced(ctx context.Context, r *results.Result, at time.Ti
 	return wake <= natural, natural
 }
 
-// naturalLength is how long a probe should take (naturalSpan) of the
+// naturalLength is how long a probe should take (NaturalSpan) of the
 // window a RateLimit policy names, or without one of the longest a wait
 // named (span): a sliding counter's reset names when all of its quota is
 // back, up to two windows later, and a wait that long is not the window's.
 func (p *planner) naturalLength(span time.Duration) time.Duration {
 	if p.hintWindow > 0 {
-		return naturalSpan(p.hintWindow)
+		return NaturalSpan(p.hintWindow)
 	}
-	return naturalSpan(span)
+	return NaturalSpan(span)
 }
 
-// naturalSpan is how long a probe of a window w should take: a short
+// NaturalSpan is how long a probe of a window w should take: a short
 // window three times over (its trace's two steps and a silent wait after
 // them), a long one twice and naturalSlack — its two steps are what name
 // it, and a third window of waiting would make a limit of N per minute a
 // three-minute probe — and never under naturalMin.
-func naturalSpan(w time.Duration) time.Duration {
+func NaturalSpan(w time.Duration) time.Duration {
 	return max(naturalMin, min(3*w, 2*w+naturalSlack))
 }
 

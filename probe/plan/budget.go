@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 )
 
 // A budget that fits the limit it meets. A probe given no --max-time starts
-// with DefaultMaxTime and grows its own budget, up to DefaultMaxTimeCeiling,
-// to what the limit it met needs: a window's recovery shows only a window
+// with probe.DefaultMaxTime and grows its own budget, up to its ceiling
+// (Options.Ceiling), to what the limit it met needs: a window's recovery shows only a window
 // after the lock, and its second step a window later, so a limit of N per
 // minute needs over two minutes, which a one-minute budget never holds.
 // The evidence is what the run has seen of the window: the window a
@@ -19,9 +19,9 @@ import (
 // and the run says why. A --max-time the user gave is a hard cap the plan
 // never grows past.
 
-// growMargin is added to a grown budget beyond those windows: the last
+// GrowMargin is added to a grown budget beyond those windows: the last
 // step's admissions and the rejection after them.
-const growMargin = 5 * time.Second
+const GrowMargin = 5 * time.Second
 
 // windowEvidence is the longest window the run so far has shown, from the
 // key's latest admission at lastAdmit (offsets from the probe's start),
@@ -34,28 +34,28 @@ func (p *planner) windowEvidence(lastAdmit time.Duration) (w time.Duration, why 
 		}
 	}
 	if p.hintWindow > 0 {
-		consider(p.hintWindow, "the RateLimit policy names a window of "+fmtSpan(p.hintWindow))
+		consider(p.hintWindow, "the RateLimit policy names a window of "+FormatSpan(p.hintWindow))
 	}
 	if r := p.latestOfKey(); r != nil && r.Rejected() {
 		if at, ok := observation.RetryAfterOf(p.e.Start(), r); ok {
-			consider(at.Sub(p.e.Start())-lastAdmit, "Retry-After says capacity returns "+fmtSpan(at.Sub(p.e.Start())-lastAdmit)+" after the lock began")
+			consider(at.Sub(p.e.Start())-lastAdmit, "Retry-After says capacity returns "+FormatSpan(at.Sub(p.e.Start())-lastAdmit)+" after the lock began")
 		}
 		if at, ok := observation.ResetOf(p.e.Start(), r); ok {
-			consider(at.Sub(p.e.Start())-lastAdmit, "the reset header says capacity returns "+fmtSpan(at.Sub(p.e.Start())-lastAdmit)+" after the lock began")
+			consider(at.Sub(p.e.Start())-lastAdmit, "the reset header says capacity returns "+FormatSpan(at.Sub(p.e.Start())-lastAdmit)+" after the lock began")
 		}
 	}
 	if locked := p.e.Now() - lastAdmit; locked > lockedAfter && locked > w {
-		w, why, byLock = locked, "nothing was admitted for "+fmtSpan(locked), true
+		w, why, byLock = locked, "nothing was admitted for "+FormatSpan(locked), true
 	}
 	return w, why, byLock
 }
 
 // growFor lengthens the budget so that the run, locked since lastAdmit,
-// holds the natural span (naturalSpan: the trace's two steps, and for a
-// short window a silent wait after them) of what windowEvidence shows, and after them the time
-// reserved for the phases after the trace (at least the scope trials'). It
-// never shortens a budget, never passes the ceiling, and says once why it
-// would not grow.
+// holds the natural span (NaturalSpan: the trace's two steps, and for a
+// short window a silent wait after them) of what windowEvidence shows, and
+// after them the time reserved for the phases after the trace (at least
+// the scope trials'). It never shortens a budget, never passes the
+// ceiling, and says once why it would not grow.
 func (p *planner) growFor(lastAdmit time.Duration) {
 	if p.ceiling <= p.end {
 		return // a --max-time, or grown to the ceiling already
@@ -65,7 +65,7 @@ func (p *planner) growFor(lastAdmit time.Duration) {
 		return
 	}
 	tail := max(p.end-p.deadline, p.scopeTime())
-	want := lastAdmit + naturalSpan(w) + growMargin + tail
+	want := lastAdmit + NaturalSpan(w) + GrowMargin + tail
 	if want <= p.end {
 		return
 	}
@@ -76,7 +76,7 @@ func (p *planner) growFor(lastAdmit time.Duration) {
 			if !p.tooLongSaid {
 				p.tooLongSaid = true
 				p.note("the window looks like %s (%s): too long for a probe of at most %s to see it return; the budget stays %s",
-					fmtSpan(w), why, fmtSpan(p.ceiling+answerGrace), fmtSpan(p.end+answerGrace))
+					FormatSpan(w), why, FormatSpan(p.ceiling+answerGrace), FormatSpan(p.end+answerGrace))
 			}
 			return
 		}
@@ -88,15 +88,15 @@ func (p *planner) growFor(lastAdmit time.Duration) {
 	p.deadline += want - p.end
 	p.end = want
 	p.e.Extend(p.end + answerGrace) // the engine's hard stop moves with it
-	p.budget.GrewTo, p.budget.Why = p.end+answerGrace, fmt.Sprintf("the window looks like %s: %s", fmtSpan(w), why)
+	p.budget.GrewTo, p.budget.Why = p.end+answerGrace, fmt.Sprintf("the window looks like %s: %s", FormatSpan(w), why)
 	if p.opt.OnBudget != nil {
 		p.opt.OnBudget(p.budget.GrewTo, p.budget.Why)
 	}
 }
 
-// fmtSpan writes a duration the way a person reads it: 1m0s as 60 s, long
+// FormatSpan writes a duration the way a person reads it: 1m0s as 60 s, long
 // ones in minutes.
-func fmtSpan(d time.Duration) string {
+func FormatSpan(d time.Duration) string {
 	if d < 2*time.Minute {
 		return fmt.Sprintf("%.0f s", d.Seconds())
 	}

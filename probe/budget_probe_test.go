@@ -5,21 +5,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/probe/plan"
 )
 
-// The budget a probe grows to (plan_budget.go), on the simulator: a limit
-// per minute is named with its numbers under the default flags, a short
-// window's probe does not grow, a --max-time is never passed, and a window
-// of an hour is not waited for.
+// The budget a probe grows to (probe/plan's budget.go), on the simulator:
+// a limit per minute is named with its numbers under the default flags, a
+// short window's probe does not grow, a --max-time is never passed, and a
+// window of an hour is not waited for.
 
 // TestBudgetGrowsToNameAMinuteWindow: the commonest real limit, N per
 // minute, named right with the default budget, which grew past the
 // default and stayed under its ceiling, within two windows and 10 s
-// (naturalSpan): its locks knocked on sparsely but at the returns the
-// headers name (plan_trace_guided.go), so that the probe spends a fraction
-// of its request budget, and a limiter that counts denied attempts waited
-// out in silence once its knocking is seen to keep it shut
-// (waitOutKnocking).
+// (plan.NaturalSpan): its locks knocked on sparsely but at the returns the
+// headers name (probe/plan's trace_guided.go), so that the probe spends a
+// fraction of its request budget, and a limiter that counts denied
+// attempts waited out in silence once its knocking is seen to keep it shut
+// (probe/plan's waitOutKnocking).
 func TestBudgetGrowsToNameAMinuteWindow(t *testing.T) {
 	const window = time.Minute
 	for _, tc := range []struct {
@@ -52,8 +54,8 @@ func TestBudgetGrowsToNameAMinuteWindow(t *testing.T) {
 			if !hasNote(res.Notes, "the time budget grew") {
 				t.Errorf("no note of the growth in %q", res.Notes)
 			}
-			if most := naturalSpan(window); res.Elapsed > most {
-				t.Errorf("ran %s: want within two windows and %s (%s)", res.Elapsed, naturalSlack, most)
+			if most := plan.NaturalSpan(window); res.Elapsed > most {
+				t.Errorf("ran %s: want within two windows and 10 s (%s)", res.Elapsed, most)
 			}
 			if sent, most := len(res.Observation.Results), DefaultMaxRequests/4; sent > most {
 				t.Errorf("sent %d requests: want at most %d, a quarter of the budget", sent, most)

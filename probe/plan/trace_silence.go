@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func (p *planner) traceSilence(ctx context.Context, tr []*results.Result, lastAd
 	}
 	at, ok := observation.RetryAfterOf(p.e.Start(), r)
 	if !ok || at.Sub(p.e.Start())-lastAdmit > guidedMinLead {
-		return nil // a long lock's trace is guided instead (plan_trace_guided.go)
+		return nil // a long lock's trace is guided instead (trace_guided.go)
 	}
 	if !p.traceWaitWanted(tr, rate, r, at.Sub(p.e.Start()), p.calibrationRTT()) {
 		return nil

@@ -1,21 +1,63 @@
-package probe
+// Package plan is a probe's experiment: it drives the target through an
+// attack.Network (the live engine, or the simulator of targets/sim),
+// deciding each step from what the last ones showed — calibrate, burst,
+// sequential, recovery trace or sustained push, scope and bypass trials,
+// silent waits, and the deciding experiment between tied models — within
+// the budget, growing the time budget to a long window where allowed. Run
+// returns what it observed (probe/observation) and says nothing about what
+// the limiter is: the verdict is probe's. Where a step needs a fit of the
+// run so far it asks probe/fit, in the background.
+package plan
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ratecheck/ratecheck/results"
 	"math"
+	"net/netip"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
-
-	"github.com/ratecheck/ratecheck/probe/observation"
-
+	"github.com/ratecheck/ratecheck/probe/bypass"
 	"github.com/ratecheck/ratecheck/probe/fit"
+	"github.com/ratecheck/ratecheck/probe/observation"
+	"github.com/ratecheck/ratecheck/results"
 )
+
+// Options are what the plan is given: its budget, the shape of the
+// requests, what its trials are made from, and whom it tells on the way.
+// probe.Run fills them from its own options and the request.
+type Options struct {
+	// MaxRequests and MaxTime are the budget. Ceiling is what the plan may
+	// grow the time budget to (budget.go); zero makes MaxTime a hard cap
+	// (a --max-time the user gave).
+	MaxRequests int
+	MaxTime     time.Duration
+	Ceiling     time.Duration
+	// Engine shapes the requests: the plan reads its connection limit (a
+	// burst holds one connection per request), its first source address
+	// (the probe's own) and whether it speaks HTTP/2 (then no trial of a
+	// fresh connection).
+	Engine attack.Options
+	// ScopeKey adds another key value to the scope trials; SecondSource is
+	// the address of the scope trial of another address, and SecondWhy
+	// why there is none (ScopeSources).
+	ScopeKey     bool
+	SecondSource netip.Addr
+	SecondWhy    string
+	// NoBypass skips the bypass trials; Bypass is what they are made from
+	// (the request).
+	NoBypass bool
+	Bypass   bypass.Base
+	// OnBudget, when set, is told when the plan grows the time budget: to
+	// what (from the probe's start) and why.
+	OnBudget func(to time.Duration, why string)
+	// Refuted, when set, says whether the run so far refutes what the user
+	// stated, and why: the plan stops after the burst that does.
+	Refuted func(*observation.Observation) (why string, refuted bool)
+}
 
 // The plan's tuning knobs.
 const (
@@ -24,22 +66,22 @@ const (
 	// window boundary.
 	calibrateRequests = 3
 	calibrateGap      = 200 * time.Millisecond
-	// firstBurstSize is the first burst without a header hint: large enough
+	// FirstBurstSize is the first burst without a header hint: large enough
 	// that a limit of up to a hundred is seen exhausted at once.
-	firstBurstSize = 100
+	FirstBurstSize = 100
 	// With a hint of limit L the first burst is 2L+10 (every request over
 	// the limit is evidence), kept within these bounds.
 	minHintedBurst = 40
 	maxHintedBurst = 400
-	// burstGrowth and burstRounds: a burst that was all admitted is followed
-	// by one burstGrowth times larger, at most burstRounds in all.
-	burstGrowth = 4
+	// BurstGrowth and burstRounds: a burst that was all admitted is followed
+	// by one BurstGrowth times larger, at most burstRounds in all.
+	BurstGrowth = 4
 	burstRounds = 3
 	// minBurstSize: a smaller burst tells nothing a trace would not.
 	minBurstSize = 10
-	// afterBurstReserve requests are kept for what follows the burst: the
+	// AfterBurstReserve requests are kept for what follows the burst: the
 	// sequential requests and the recovery trace (or the sustained phase).
-	afterBurstReserve = 200
+	AfterBurstReserve = 200
 	// sequentialRequests sent one after another right after exhaustion:
 	// only a concurrency cap admits them all.
 	sequentialRequests = 5
@@ -72,26 +114,50 @@ const (
 	answerGrace = 500 * time.Millisecond
 )
 
-// runPlan drives the adaptive experiment. Each step is sized by what the
+// The smallest budget that can hold the plan: three calibration requests, a
+// first burst, and what the sequential and trace phases (or, when nothing
+// is rejected, the sustained phase) need after it. Less than this cannot
+// earn any answer, so probe.Run refuses it before sending.
+const (
+	MinRequests = calibrateRequests + FirstBurstSize + AfterBurstReserve
+	// MinTime: calibration (2 × 200 ms), waiting for the burst instant
+	// (≤ 1.3 s), the sequential requests and a trace of two seconds, with
+	// room for answers.
+	MinTime = 5 * time.Second
+)
+
+// ErrUnreachable means every calibration request failed.
+var ErrUnreachable = errors.New("target unreachable")
+
+// Run drives the adaptive experiment. Each step is sized by what the
 // previous ones showed: calibrate (RTT, header hints), a burst after idle
 // (capacity; queueing delays), sequential requests right after exhaustion
 // (a concurrency cap admits them, a rate limiter does not), a recovery trace
 // at a rate above the refill (continuous refill, steps at boundaries, or
 // admissions returning one window later), and a second key (scope). When no
 // burst is limited, a sustained phase pushes the rest of the budget instead.
-func runPlan(ctx context.Context, e attack.Network, col *attack.Collector, opt Options) (*observation.Observation, error) {
+//
+// It sends through e, reads the answers from col (which e's results must
+// reach), and returns what it observed: the results, the notes of the
+// phases it ran or could not, and the budget it grew. The error wraps
+// ErrUnreachable, is a *QuotaCostError, says that no request of a burst
+// was answered, or is ctx's (the run ended); a plan that stopped early
+// for what it found (no limiter decisions, blocked from the first request,
+// a stated model refuted) returns none.
+func Run(ctx context.Context, e attack.Network, col *attack.Collector, opt Options) (*observation.Observation, error) {
 	end := e.Now() + opt.MaxTime - answerGrace
-	p := &planner{e: e, col: col, opt: opt, deadline: end, end: end, ceiling: e.Now() + opt.ceiling() - answerGrace}
-	p.budget = observation.Budget{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime}
-	if opt.adaptive {
-		p.budget.Ceiling = opt.ceiling()
+	ceiling := opt.MaxTime
+	if opt.Ceiling > 0 {
+		ceiling = opt.Ceiling
 	}
+	p := &planner{e: e, col: col, opt: opt, deadline: end, end: end, ceiling: e.Now() + ceiling - answerGrace}
+	p.budget = observation.Budget{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime, Ceiling: opt.Ceiling}
 	err := p.run(ctx)
 	e.Wait()
 	if p.budget.GrewTo > 0 {
-		p.note("the time budget grew from %s to %s: %s", fmtSpan(p.budget.MaxTime), fmtSpan(p.budget.GrewTo), p.budget.Why)
+		p.note("the time budget grew from %s to %s: %s", FormatSpan(p.budget.MaxTime), FormatSpan(p.budget.GrewTo), p.budget.Why)
 	}
-	obs := &observation.Observation{Start: e.Start(), Notes: p.notes, Budget: p.budget, Bypass: opt.bypassBase}
+	obs := &observation.Observation{Start: e.Start(), Notes: p.notes, Budget: p.budget, Bypass: opt.Bypass}
 	for _, r := range col.Results() {
 		obs.Results = append(obs.Results, *r)
 	}
@@ -107,7 +173,7 @@ type planner struct {
 	end      time.Duration // when the plan must stop sending: the budget less answerGrace
 	notes    []string
 
-	// ceiling is the latest end the budget may grow to (plan_budget.go),
+	// ceiling is the latest end the budget may grow to (budget.go),
 	// budget what it was and grew to, tooLongSaid whether the run said a
 	// window is too long to grow for.
 	ceiling     time.Duration
@@ -116,16 +182,16 @@ type planner struct {
 
 	hintLimit  int
 	hintWindow time.Duration
-	paced      bool // a burst was queued, not rejected (pacer.go)
+	paced      bool // a burst was queued, not rejected (pacing)
 
-	tracedSilently bool // the trace waited out a Retry-After (plan_trace_silence.go)
+	tracedSilently bool // the trace waited out a Retry-After (trace_silence.go)
 	// knockingCounted: the trace's knocking kept the key shut, and a wait
 	// in silence opened it (waitOutKnocking).
 	knockingCounted bool
 
 	// lockReturn: the first return the trace's current lock named;
 	// guidedSpent the lock whose named return proved wrong; wasGuided
-	// whether any was guided (plan_trace_guided.go).
+	// whether any was guided (trace_guided.go).
 	lockReturn  lockReturn
 	guidedSpent time.Duration
 	wasGuided   bool // a lock of the trace was guided
@@ -141,8 +207,9 @@ func (p *planner) left() int { return p.opt.MaxRequests - p.e.Sent() }
 var (
 	errNoDecisions = errors.New("no limiter decisions")
 	errBlocked     = errors.New("blocked from the first request")
-	// errRefuted: a burst refuted a model the user stated (stated.go):
-	// the rest of the run cannot make the expectation hold.
+	// errRefuted: a burst refuted a model the user stated
+	// (Options.Refuted): the rest of the run cannot make the expectation
+	// hold.
 	errRefuted = errors.New("a stated model refuted")
 )
 
@@ -150,7 +217,7 @@ func (p *planner) run(ctx context.Context) error {
 	if err := p.calibrate(ctx); err != nil {
 		return err
 	}
-	if err := p.quotaCost(); err != nil { // quota.go: a quota the budget cannot measure
+	if err := p.quotaCost(); err != nil { // quota_cost.go: a quota the budget cannot measure
 		return err
 	}
 	limited, err := p.burst(ctx)
@@ -171,8 +238,8 @@ func (p *planner) run(ctx context.Context) error {
 		}
 	}
 	p.sequential(ctx)
-	p.growFor(p.lastAdmitted())  // plan_budget.go: a long window's budget
-	silent := p.silentWaits(ctx) // plan_silent.go: reserves its time now, waits after the scope trials
+	p.growFor(p.lastAdmitted())  // budget.go: a long window's budget
+	silent := p.silentWaits(ctx) // silent.go: reserves its time now, waits after the scope trials
 	// The trace leaves the scope trials their share; they stop where the
 	// silent waits' reserved time begins. The deciding experiments come
 	// last, in what is left: each needs a fit of the run so far, seconds of
@@ -185,10 +252,10 @@ func (p *planner) run(ctx context.Context) error {
 	fitCtx, abandon := context.WithCancel(ctx)
 	defer abandon() // a background fit still running when the plan ends
 	ties := &pendingFit{ch: p.fitTies(fitCtx)}
-	p.scopeTrials(ctx)  // plan_scope.go
-	p.bypassTrials(ctx) // plan_bypass.go
+	p.scopeTrials(ctx)  // scope.go
+	p.bypassTrials(ctx) // bypass.go
 	silent(ties)
-	p.splitTies(ctx, ties) // plan_split.go: the experiment that separates tied models
+	p.splitTies(ctx, ties) // split.go: the experiment that separates tied models
 	return ctx.Err()
 }
 
@@ -224,7 +291,7 @@ func (p *planner) calibrate(ctx context.Context) error {
 // any limit was seen. A round the budget cannot hold is not sent, and the
 // note says so; the inference then judges whether what did run suffices.
 func (p *planner) burst(ctx context.Context) (bool, error) {
-	size := firstBurstSize
+	size := FirstBurstSize
 	if p.hintLimit > 0 {
 		size = min(max(2*p.hintLimit+10, minHintedBurst), maxHintedBurst)
 	}
@@ -233,8 +300,8 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 		conns = attack.DefaultMaxConns
 	}
 	for round := 0; round < burstRounds; round++ {
-		if size > p.left()-afterBurstReserve {
-			size = p.left() - afterBurstReserve
+		if size > p.left()-AfterBurstReserve {
+			size = p.left() - AfterBurstReserve
 		}
 		if size > conns {
 			// A burst holds one connection per request: never more
@@ -243,7 +310,7 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 			size = conns
 		}
 		if size < minBurstSize {
-			p.note("the request budget could not hold burst %d (%d requests left, %d kept for the phases after it)", round+1, p.left(), afterBurstReserve)
+			p.note("the request budget could not hold burst %d (%d requests left, %d kept for the phases after it)", round+1, p.left(), AfterBurstReserve)
 			return false, nil
 		}
 		at := p.burstInstant()
@@ -296,15 +363,45 @@ func (p *planner) burst(ctx context.Context) (bool, error) {
 			return true, nil
 		}
 		if p.pacing(phase) {
-			// A pacer (pacer.go): a larger burst, or a sustained
+			// A pacer (pacing): a larger burst, or a sustained
 			// phase, would only wait beyond the request timeout.
 			p.paced = true
 			p.note("burst %d was queued, not rejected: a pacer; no larger burst or sustained phase", round+1)
 			return false, nil
 		}
-		size *= burstGrowth
+		size *= BurstGrowth
 	}
 	return false, nil
+}
+
+// refuted is what the run so far refutes of what the user stated
+// (Options.Refuted), and whether it refutes anything.
+func (p *planner) refuted() (string, bool) {
+	if p.opt.Refuted == nil {
+		return "", false
+	}
+	return p.opt.Refuted(p.snapshot())
+}
+
+// pacing reports whether the burst in phase was held in a pacer's queue:
+// nothing rejected, and its admissions answered in a staircase
+// (observation.PacedBurst).
+func (p *planner) pacing(phase string) bool {
+	var rs []results.Result
+	for _, r := range p.col.Phase(phase) {
+		if r.Rejected() {
+			return false
+		}
+		rs = append(rs, *r)
+	}
+	service := time.Duration(-1)
+	for _, r := range p.col.Results() {
+		if r.Error == "" && r.Admitted() && (service < 0 || r.Latency() < service) {
+			service = r.Latency()
+		}
+	}
+	held, _, _ := observation.PacedBurst(rs, max(service, 0))
+	return held > 0
 }
 
 // admittedSoFar counts the requests of the run admitted so far.
@@ -459,7 +556,7 @@ func (p *planner) trace(ctx context.Context) {
 			rate *= 2
 		}
 		// Nothing coming back for a while: the window may be long, so
-		// grow the budget to it (plan_budget.go) and pace the rest of
+		// grow the budget to it (budget.go) and pace the rest of
 		// the budget over the time that is left.
 		if locked(tr, lastAdmit, p.e.Now()) {
 			p.growFor(lastAdmit)
@@ -487,7 +584,7 @@ func (p *planner) trace(ctx context.Context) {
 
 // knockGap is the gap to the trace's next knock at its rate, slower on a
 // key shut for locked (knockRate), or guided by the instant the headers
-// name for a long lock's end (plan_trace_guided.go).
+// name for a long lock's end (trace_guided.go).
 func (p *planner) knockGap(tr []*results.Result, rate float64, locked time.Duration, guided bool) time.Duration {
 	full := time.Duration(float64(time.Second) / rate)
 	if guided {

@@ -4,14 +4,16 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/probe/plan"
 )
 
 // TestGuidedTraceSurvivesWrongHeaders: the guided trace knocks sparsely
-// until the return a rejection's headers name (plan_trace_guided.go). A
-// header that names it too late is caught by the sparse knocks, one too
-// early by the knocking after it, one that never moves by the return
-// drifting from it: each still names a minute window right, within two
-// windows and 10 s.
+// until the return a rejection's headers name (probe/plan's
+// trace_guided.go). A header that names it too late is caught by the
+// sparse knocks, one too early by the knocking after it, one that never
+// moves by the return drifting from it: each still names a minute window
+// right, within two windows and 10 s.
 func TestGuidedTraceSurvivesWrongHeaders(t *testing.T) {
 	for _, fault := range []string{"long-retry-after", "short-retry-after", "frozen-reset", "early-reset"} {
 		t.Run(fault, func(t *testing.T) {
@@ -22,7 +24,7 @@ func TestGuidedTraceSurvivesWrongHeaders(t *testing.T) {
 			if inf.Family != "fixed_window" || inf.Limit != 60 || math.Abs(inf.WindowS-60) > 1.5 {
 				t.Fatalf("named %s (limit %d, window %.2f s), want fixed_window 60 per 60 s: %s", inf.Family, inf.Limit, inf.WindowS, inf.Reason)
 			}
-			if most := naturalSpan(time.Minute); res.Elapsed > most {
+			if most := plan.NaturalSpan(time.Minute); res.Elapsed > most {
 				t.Errorf("ran %s, want within %s", res.Elapsed, most)
 			}
 		})

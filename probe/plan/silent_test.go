@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ import (
 // server's answers to them are the plan's and the reference contract's
 // logic: it runs on the simulator (its waits are virtual time, not 12 s).
 func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
-	obs := probeSim(t, "builtin:fixed_window?limit=10&window=2s&penalty=restart", "", Options{MaxTime: 12 * time.Second}).Observation
+	obs := planSim(t, "builtin:fixed_window?limit=10&window=2s&penalty=restart", "", Options{MaxTime: 12 * time.Second})
 	rs := obs.Results
 	for _, phase := range []string{observation.PhaseRetryWait, observation.PhaseResetWait} {
 		var wait *results.Result
@@ -76,7 +76,7 @@ func TestSilentWaitsAreSilentAndAdmitted(t *testing.T) {
 // probe says so and sends no wait request. (The plan's decision from the
 // answers' headers: on the simulator.)
 func TestSilentWaitsNeedHeaders(t *testing.T) {
-	obs := probeSim(t, "builtin:fixed_window?limit=10&window=1s&headers=none&retry-after=off", "", Options{MaxTime: MinTime}).Observation
+	obs := planSim(t, "builtin:fixed_window?limit=10&window=1s&headers=none&retry-after=off", "", Options{MaxTime: MinTime})
 	for _, r := range obs.Results {
 		if r.Phase == observation.PhaseRetryWait || r.Phase == observation.PhaseResetWait {
 			t.Fatalf("a %s request without a header to wait for", r.Phase)
@@ -94,7 +94,7 @@ func TestSilentWaitsNeedHeaders(t *testing.T) {
 // the plan can name, so none is run. (The plan's decision from its own
 // options: on the simulator, which rotates the keys as the engine does.)
 func TestSilentWaitsNeedOneKey(t *testing.T) {
-	obs := probeSim(t, "builtin:fixed_window?limit=5&window=1s&scope=header:X-Key", "X-Key", Options{MaxTime: MinTime, Engine: attack.Options{Keys: 3}}).Observation
+	obs := planSim(t, "builtin:fixed_window?limit=5&window=1s&scope=header:X-Key", "X-Key", Options{MaxTime: MinTime, Engine: attack.Options{Keys: 3}})
 	keys := map[string]bool{}
 	for _, r := range obs.Results {
 		keys[r.Key] = true

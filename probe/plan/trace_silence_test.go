@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 
+	"github.com/ratecheck/ratecheck/probe/internal/probetest"
 	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
@@ -24,7 +25,7 @@ func firstTraceWait(t *testing.T, cfg limiter.Config) time.Duration {
 	p := &planner{deadline: 60 * time.Second, hintLimit: cfg.Capacity(), hintWindow: cfg.Window}
 	burstAt := time.Second
 	for range cfg.Capacity() + 10 {
-		lim.Allow("", epoch.Add(burstAt))
+		lim.Allow("", probetest.Epoch.Add(burstAt))
 	}
 	rate := traceMinHinted
 	if cfg.Window > 0 {
@@ -34,7 +35,7 @@ func firstTraceWait(t *testing.T, cfg limiter.Config) time.Duration {
 	var retryAt time.Duration
 	lastAdmit := burstAt
 	for i, at := 0, burstAt+10*time.Millisecond; at < 40*time.Second; i, at = i+1, at+time.Duration(float64(time.Second)/rate) {
-		d := lim.Allow("", epoch.Add(at))
+		d := lim.Allow("", probetest.Epoch.Add(at))
 		r := &results.Result{Seq: i + 1, Phase: observation.PhaseTrace, Sent: at, Done: at + time.Millisecond, Status: 429}
 		if d.Allowed {
 			r.Status, lastAdmit = 200, at

@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"context"
@@ -12,10 +12,11 @@ import (
 	"github.com/ratecheck/ratecheck/probe/observation"
 )
 
-// The scope phase of the plan (scope.go reads it): exhaust the probe's own
-// identity, then let each other identity it can present send
-// scopeTrialShots requests at once, then one more of its own. A round that
-// is unclear (the limit reopened meanwhile) is tried once more.
+// The scope phase of the plan (probe/observation's scope.go reads it):
+// exhaust the probe's own identity, then let each other identity it can
+// present send scopeTrialShots requests at once, then one more of its own.
+// A round that is unclear (the limit reopened meanwhile) is tried once
+// more.
 const (
 	// scopeExhaustMax and scopeExhaustTime bound the sequential requests
 	// that exhaust the probe's identity before a trial.
@@ -40,12 +41,12 @@ type scopeIdentity struct {
 	shot  func(i int) attack.Shot
 }
 
-// scopeSources splits --source-addrs for a probe: the probe's own
+// ScopeSources splits --source-addrs for a probe: the probe's own
 // connections bind the first (none: the kernel's choice), the address
 // trial the second. A loopback IPv4 target needs no list: all of
 // 127.0.0.0/8 is local on Linux, so another loopback address is the second.
 // why says why there is no second address.
-func scopeSources(u *url.URL, srcs []netip.Addr) (own []netip.Addr, second netip.Addr, why string) {
+func ScopeSources(u *url.URL, srcs []netip.Addr) (own []netip.Addr, second netip.Addr, why string) {
 	if len(srcs) > 0 {
 		own = srcs[:1]
 	}
@@ -89,12 +90,12 @@ func (p *planner) scopeTrials(ctx context.Context) {
 			return attack.Shot{Phase: observation.PhaseScopeOther, Key: "ratecheck-probe-other"}
 		}})
 	}
-	if second := p.opt.secondSource; second.IsValid() {
+	if second := p.opt.SecondSource; second.IsValid() {
 		ids = append(ids, scopeIdentity{observation.PhaseScopeIP, func(int) attack.Shot {
 			return attack.Shot{Phase: observation.PhaseScopeIP, Source: second}
 		}})
 	} else {
-		p.note("scope: %s", p.opt.secondWhy)
+		p.note("scope: %s", p.opt.SecondWhy)
 	}
 	if !p.opt.Engine.HTTP2 {
 		ids = append(ids, scopeIdentity{observation.PhaseScopeConn, func(int) attack.Shot {

@@ -1,13 +1,15 @@
-package probe
+package plan
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe/bypass"
 	"github.com/ratecheck/ratecheck/probe/observation"
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // The bypass phase of the plan (issue #33): with the probe's own key
@@ -30,12 +32,23 @@ const (
 	bypassAttempts = 2
 )
 
+// BypassBase is what the bypass trials of a request to u with method are
+// made from. A recorded probe keeps its URL and method in the stream
+// header; the rest (cookies, the methods the user allowed) only decides
+// which trials run, and a trial that ran is read back by its name.
+func BypassBase(method string, u *url.URL, http2, cookie bool, methods []string) bypass.Base {
+	if method == "" {
+		method = "GET"
+	}
+	return bypass.Base{Method: method, Target: u.RequestURI(), Cookie: cookie, Methods: methods, TLS: u.Scheme == "https", HTTP2: http2}
+}
+
 // bypassTime is the time the trace leaves the bypass trials.
 func (p *planner) bypassTime() time.Duration {
 	if p.opt.NoBypass {
 		return 0
 	}
-	return min(time.Duration(bypassTripsPerTrial*len(bypass.Trials(p.opt.bypassBase)))*p.calibrationRTT(), bypassTimeMax)
+	return min(time.Duration(bypassTripsPerTrial*len(bypass.Trials(p.opt.Bypass)))*p.calibrationRTT(), bypassTimeMax)
 }
 
 // bypassTrials runs the bypass phase.
@@ -47,7 +60,7 @@ func (p *planner) bypassTrials(ctx context.Context) {
 		p.note("bypass trials not run: the requests went to several keys (--keys)")
 		return
 	}
-	trials := bypass.Trials(p.opt.bypassBase)
+	trials := bypass.Trials(p.opt.Bypass)
 	allowance := int(bypassShare * float64(p.e.Sent()))
 	first, until := p.e.Sent(), p.e.Now()+bypassTimeMax
 	sent := map[string]int{}      // trial requests so far, per trial: Request(n) numbers them
@@ -153,4 +166,13 @@ func trialNames(ts []bypass.Trial, found map[bypass.Kind]bool) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// bypassAnswer is one result as the suite judges it.
+func bypassAnswer(r *results.Result, own bool) bypass.Answer {
+	a := bypass.Answer{Own: own}
+	if r.Error == "" {
+		a.Admitted, a.Rejected, a.Status = r.Admitted(), r.Rejected(), r.Status
+	}
+	return a
 }
