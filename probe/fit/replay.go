@@ -210,6 +210,29 @@ func ReplayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Dur
 	return score.mis
 }
 
+// unreleasedWithin counts the releases in rels that may not have happened
+// yet at instant at: estimated within unc before it, of a request whose
+// answer the client had not read before sending the one arriving then.
+func unreleasedWithin(rels []release, at time.Time, unc time.Duration, sent time.Time) int {
+	n := 0
+	for _, r := range rels {
+		if at.Sub(r.at) <= unc && (r.answered.IsZero() || sent.IsZero() || r.answered.After(sent)) {
+			n++
+		}
+	}
+	return n
+}
+
+// release is a concurrency slot the replay freed: when, of which key, how
+// much earlier it may really have been, and when the client read the
+// answer (zero: unknown).
+type release struct {
+	at       time.Time
+	key      string
+	lag      time.Duration
+	answered time.Time
+}
+
 // ReplayConcurrency interleaves releases with arrivals. When a release and
 // an arrival are closer than unc, their true order is unknown: a decision
 // that the other order explains is not a mismatch, and the model follows
@@ -221,20 +244,14 @@ func ReplayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Dur
 // that much earlier (up to maxReadLag), and an admission that such an
 // earlier release explains is no mismatch either.
 func ReplayConcurrency(evs []observation.Event, lim limiter.Limiter, offset, unc time.Duration, bound int, out []answer) int {
-	type rel struct {
-		at       time.Time
-		key      string
-		lag      time.Duration // how much earlier it may really have been
-		answered time.Time     // when the client read the answer (zero: unknown)
-	}
 	fastest := time.Duration(-1)
 	for _, ev := range evs {
 		if ev.Admitted && (fastest < 0 || ev.Hold < fastest) {
 			fastest = ev.Hold
 		}
 	}
-	var pending []rel
-	released := map[string][]rel{} // recent releases per key
+	var pending []release
+	released := map[string][]release{} // recent releases per key
 	score := tally{out: out, bound: bound}
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
@@ -265,22 +282,24 @@ func ReplayConcurrency(evs []observation.Event, lim limiter.Limiter, offset, unc
 					}
 				}
 			} else {
-				// Did a release just before take a slot it may not have
-				// freed yet? Then follow the server: undo the admission.
-				// Not if the client had read that request's answer before
-				// sending this one: the server had let it go by then.
-				for _, t := range released[ev.Key] {
-					if at.Sub(t.at) <= unc && (t.answered.IsZero() || ev.Sent.IsZero() || t.answered.After(ev.Sent)) {
-						lim.Release(ev.Key, at)
-						d.Allowed, excused = false, true
-						break
-					}
+				// Did releases just before take slots they may not have
+				// freed yet? Then follow the server: undo the admission —
+				// if enough of them were still held to fill the cap (the
+				// model had d.Remaining slots free after this admission).
+				// Not a release the client had read the answer of before
+				// sending this one: the server had let it go by then. A
+				// single release excused any rejection, and a cap that
+				// holds nothing was named for a token bucket behind a
+				// 64 ms round trip, every rejection "just after" a release.
+				if unreleasedWithin(released[ev.Key], at, unc, ev.Sent) > d.Remaining {
+					lim.Release(ev.Key, at)
+					d.Allowed, excused = false, true
 				}
 			}
 			miss = !excused
 		}
 		if d.Allowed {
-			pending = append(pending, rel{at.Add(ev.Hold), ev.Key, min(max(ev.Hold-fastest, 0), maxReadLag), ev.Answered})
+			pending = append(pending, release{at.Add(ev.Hold), ev.Key, min(max(ev.Hold-fastest, 0), maxReadLag), ev.Answered})
 			if ev.Admitted && ev.JudgeDelay && ev.Delay > ev.Noise+DelayTolerance(0) {
 				miss = true // a concurrency cap never queues
 			}

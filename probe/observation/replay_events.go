@@ -131,7 +131,7 @@ func (o *Observation) Events() []Event {
 	o.stalledRejections(out)
 	markLone(out)
 	markClusters(out, ArrivalUncertainty(o.RTT))
-	reorderClusters(out)
+	reorderClusters(out, ArrivalUncertainty(o.RTT))
 	if perConn {
 		o.answeredArrivals(out, service)
 	}
@@ -343,32 +343,60 @@ func markClusters(evs []Event, eps time.Duration) {
 // reorderClusters fixes the order within groups of near-simultaneous
 // arrivals. Send order says nothing about the order a server handled
 // requests that reached it within a timing uncertainty of each other (a
-// burst): it admitted whichever it saw first. So within such a cluster the
+// burst): it admitted whichever it saw first. So within a burst the
 // admitted go first, least delayed first (a shaping queue serves in arrival
 // order), keeping the cluster's instants.
-func reorderClusters(evs []Event) {
+//
+// Any other cluster is a chain of arrivals each within eps of the last (a
+// dense trace makes one of hundreds over as many milliseconds), and its
+// order is uncertain only between neighbours: an admission moves ahead of
+// the rejections that arrived at most eps before it, never further. Moved
+// as if the whole chain were one burst, an admission sent 30 ms after a
+// run of rejections took the first rejection's instant, and a concurrency
+// cap of 32 behind a 47 ms round trip missed 85 of its own decisions.
+func reorderClusters(evs []Event, eps time.Duration) {
 	for i := 0; i < len(evs); {
 		j := i + 1
 		for j < len(evs) && evs[j].cluster == evs[i].cluster {
 			j++
 		}
 		if j-i > 1 {
-			times := make([]time.Time, j-i)
-			for k := range times {
-				times[k] = evs[i+k].At
-			}
-			c := evs[i:j]
-			sort.SliceStable(c, func(a, b int) bool {
-				if c[a].Admitted != c[b].Admitted {
-					return c[a].Admitted
-				}
-				return c[a].Delay < c[b].Delay
-			})
-			for k := range c {
-				c[k].At = times[k]
-			}
+			reorderCluster(evs[i:j], eps)
 		}
 		i = j
+	}
+}
+
+// reorderCluster orders one cluster (see reorderClusters), keeping its
+// instants.
+func reorderCluster(c []Event, eps time.Duration) {
+	times := make([]time.Time, len(c))
+	for k := range times {
+		times[k] = c[k].At
+	}
+	burst := c[0].Burst != "" && c[0].Burst == c[len(c)-1].Burst
+	// seen is the earliest the server may have handled an event before
+	// the others: an admission up to eps early, in a burst all at once.
+	seen := func(e *Event) time.Time {
+		switch {
+		case burst:
+			return c[0].At
+		case e.Admitted:
+			return e.At.Add(-eps)
+		}
+		return e.At
+	}
+	sort.SliceStable(c, func(a, b int) bool {
+		if sa, sb := seen(&c[a]), seen(&c[b]); !sa.Equal(sb) {
+			return sa.Before(sb)
+		}
+		if c[a].Admitted != c[b].Admitted {
+			return c[a].Admitted
+		}
+		return c[a].Delay < c[b].Delay
+	})
+	for k := range c {
+		c[k].At = times[k]
 	}
 }
 
