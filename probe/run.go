@@ -37,8 +37,9 @@ type Options struct {
 	// scope trial the second (for a loopback target, another loopback
 	// address when there is no second).
 	Engine attack.Options
-	// ResultsFile, when set, receives every result as it arrives (JSON
-	// Lines, see results.CreateStream), so an interrupted probe keeps its data.
+	// ResultsFile, when set, receives every result as it arrives (compact
+	// or JSON Lines by its name, see results.CreateStream), so an
+	// interrupted probe keeps its data.
 	ResultsFile string
 	// Command and Target label the results stream ("probe" and the URL by
 	// default): the command that ran and the target as the user wrote it.
@@ -301,7 +302,7 @@ func FromRecorded(rec *results.Recorded) *Result {
 		res.Elapsed = time.Duration(rec.End.Elapsed)
 	}
 	if rec.Truncated {
-		res.Notes = append(res.Notes, "the results stream's last line was cut mid-write and is left out")
+		res.Notes = append(res.Notes, "the results stream's last record was cut mid-write and is left out")
 	}
 	obs.Notes = res.Notes
 	res.Inference = Infer(obs)
