@@ -71,26 +71,34 @@ job' prints a Kubernetes Indexed Job that does it.`,
 // flagNames are the flags that set each field the attack package names in
 // its messages (attack.Options.Names), so a user reads the flag to change.
 var flagNames = map[string]string{
-	"Options.Timeout":     "--timeout",
-	"Options.MaxRequests": "--max-requests",
-	"Options.MaxDuration": "--max-duration",
-	"Options.MaxConns":    "--max-conns",
-	"ProfileSpec.Name":    "--profile",
-	"Steady.Rate":         "--rate",
-	"Steady.Duration":     "--duration",
-	"Steady.Conns":        "--connections",
-	"Burst.K":             "--burst",
-	"Burst.Idle":          "--idle",
-	"Burst.Tail":          "--tail",
-	"Burst.TailRate":      "--tail-rate",
-	"Boundary.Limit":      "--limit",
-	"Boundary.Window":     "--window",
-	"Boundary.Gap":        "--gap",
-	"Clients.N":           "--clients",
-	"Clients.Goal":        "--goal",
-	"RunOptions.Out":      "--out",
-	"RunOptions.Shard":    "--shard",
-	"RunOptions.StartAt":  "--start-at",
+	"Options.Timeout":         "--timeout",
+	"Options.MaxRequests":     "--max-requests",
+	"Options.MaxDuration":     "--max-duration",
+	"Options.MaxConns":        "--max-conns",
+	"ProbeSpec.MaxTime":       "--max-time",
+	"RequestSpec.Methods":     "--bypass-methods",
+	"RequestSpec.Keys":        "--keys",
+	"RequestSpec.KeyHeader":   "--key-header",
+	"RequestSpec.SourceAddrs": "--source-addrs",
+	"TLSOptions.CACertFile":   "--cacert",
+	"TLSOptions.CertFile":     "--cert",
+	"TLSOptions.KeyFile":      "--key",
+	"ProfileSpec.Name":        "--profile",
+	"Steady.Rate":             "--rate",
+	"Steady.Duration":         "--duration",
+	"Steady.Conns":            "--connections",
+	"Burst.K":                 "--burst",
+	"Burst.Idle":              "--idle",
+	"Burst.Tail":              "--tail",
+	"Burst.TailRate":          "--tail-rate",
+	"Boundary.Limit":          "--limit",
+	"Boundary.Window":         "--window",
+	"Boundary.Gap":            "--gap",
+	"Clients.N":               "--clients",
+	"Clients.Goal":            "--goal",
+	"RunOptions.Out":          "--out",
+	"RunOptions.Shard":        "--shard",
+	"RunOptions.StartAt":      "--start-at",
 }
 
 // flagName is attack.Options.Names for the command line.
@@ -134,7 +142,7 @@ func (f *attackFlags) registerProfileFlags(c *cobra.Command, d profileDefaults) 
 // the budgets (attack.ProfileSpec), so a run that cannot be made is exit 2
 // before anything is sent.
 func (f *attackFlags) buildProfile() (attack.Profile, error) {
-	f.profile.Clients.KeyPerClient = f.keyHeader != "" // each client its own key
+	f.profile.Clients.KeyPerClient = f.KeyHeader != "" // each client its own key
 	p, err := f.profile.Build(f.options(), f.shard)
 	if err != nil {
 		return nil, usageErr("%w", err)
@@ -145,7 +153,7 @@ func (f *attackFlags) buildProfile() (attack.Profile, error) {
 // options are the engine options the flags set: the request flags' and
 // --max-conns (compare's profile runs get them through its embedding).
 func (f *attackFlags) options() attack.Options {
-	o := f.requestFlags.options()
+	o := f.Options()
 	o.MaxConns = f.maxConns
 	return o
 }
@@ -177,7 +185,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	defer done()
 	opts := map[string]string{}
 	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
-	res, err := runner.Attack(ctx, tgt, runner.Attacking{Profile: prof, Request: f.request, Stderr: c.ErrOrStderr(),
+	res, err := runner.Attack(ctx, tgt, runner.Attacking{Profile: prof, Request: f.Request, Stderr: c.ErrOrStderr(),
 		Progress: progressEnabled(c.ErrOrStderr(), f.quiet), Run: attack.RunOptions{Options: f.options(), Out: path,
 			Header: results.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.runID, Host: hostname()},
 			Shard:  plan.shard, StartAt: plan.startAt}})

@@ -1,12 +1,8 @@
 package cmd
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,7 +16,6 @@ import (
 
 type checkFlags struct {
 	requestFlags
-	maxTime  time.Duration
 	expects  []string
 	minGrade string
 	config   string
@@ -71,7 +66,7 @@ check"). Unknown keys are errors naming the key and its line.`,
 	f.registerBypass(c)
 	registerTargetFlags(c)
 	fs := c.Flags()
-	fs.DurationVar(&f.maxTime, flagMaxTime, 0, "time budget of each probe (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
+	fs.DurationVar(&f.MaxTime, flagMaxTime, 0, "time budget of each probe (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
 	hideMaxDuration(c)
 	fs.StringArrayVarP(&f.expects, "expect", "e", nil, "expectation KEY=VALUE (repeatable), e.g. family=token_bucket, rate=10/s±10%")
 	fs.StringVar(&f.minGrade, "min-grade", "", "fail unless the response-contract grade is at least this letter (A+, A, B, C, D)")
@@ -91,7 +86,7 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	if err := checkMaxTime(c, f.maxTime); err != nil {
+	if err := checkMaxTime(c, f.MaxTime); err != nil {
 		return err
 	}
 	eps, err := f.endpoints(args)
@@ -139,7 +134,8 @@ func (f *checkFlags) endpoints(args []string) ([]runner.Endpoint, error) {
 	case f.config != "" && len(f.expects) > 0:
 		return nil, usageErr("--expect goes with a TARGET; in --config, list expectations under each endpoint's expect:")
 	case f.config != "":
-		return loadCheckConfig(f.config, f)
+		eps, err := runner.Endpoints(f.config, f.ProbeSpec, f.minGrade)
+		return eps, exitOf(err)
 	case len(args) == 0:
 		return nil, usageErr("check needs a TARGET with --expect KEY=VALUE, or --config FILE; see 'ratecheck check --help'")
 	}
@@ -157,49 +153,7 @@ func (f *checkFlags) endpoints(args []string) ([]runner.Endpoint, error) {
 	if len(exps) == 0 {
 		return nil, usageErr("check needs at least one --expect KEY=VALUE or --min-grade (see 'ratecheck check --help')")
 	}
-	return []runner.Endpoint{{Spec: args[0], Probing: probing(&f.requestFlags, f.maxTime), Expect: exps}}, nil
-}
-
-// loadCheckConfig reads the --config suite (probe/expect) into endpoints,
-// the command line's flags as defaults under the file's own settings;
-// every problem is a usage error naming the file, the line and the key.
-func loadCheckConfig(path string, f *checkFlags) ([]runner.Endpoint, error) {
-	suite, err := expect.LoadSuite(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-			return nil, usageErr("--config: %v", err)
-		}
-		return nil, usageErr("%v", err)
-	}
-	var eps []runner.Endpoint
-	for _, se := range suite.Endpoints {
-		rf := f.requestFlags.under(se)
-		if err := rf.validate(); err != nil {
-			return nil, usageErr("%s:%d: %v", path, se.Line, err)
-		}
-		exps, err := suite.Expectations(se, f.minGrade)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		eps = append(eps, runner.Endpoint{Name: se.Name, Spec: se.Target, Line: se.Line, Expect: exps,
-			Probing: probing(&rf, cmp.Or(se.MaxTime, f.maxTime))})
-	}
-	return eps, nil
-}
-
-// under is the request flags under an endpoint's own settings: each it
-// sets replaces the flag's, its headers are added to the flags'.
-func (f requestFlags) under(se expect.Endpoint) requestFlags {
-	f.out = ""
-	f.method = cmp.Or(se.Method, f.method)
-	f.body = cmp.Or(se.Body, f.body)
-	f.keyHeader = cmp.Or(se.KeyHeader, f.keyHeader)
-	f.timeout = cmp.Or(se.Timeout, f.timeout)
-	f.maxRequests = cmp.Or(se.MaxRequests, f.maxRequests)
-	if se.Headers != nil {
-		f.headers = slices.Concat(f.headers, se.Headers)
-	}
-	return f
+	return []runner.Endpoint{{Spec: args[0], Probing: f.Probing(), Expect: exps}}, nil
 }
 
 // progressEnabled says whether to draw the progress line: stderr is a

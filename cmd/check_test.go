@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
@@ -223,52 +221,5 @@ endpoints:
 	streams, _ := filepath.Glob(filepath.Join(dir, "ratecheck-check-*-[12].jsonl"))
 	if len(streams) != 2 {
 		t.Errorf("results streams %v, want one per endpoint", streams)
-	}
-}
-
-// The README's --config example and CI workflow stay valid.
-func TestReadmeCheckExamples(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
-	blocks := map[string]string{}
-	for _, part := range strings.Split(readme, "```yaml\n")[1:] {
-		body, _, _ := strings.Cut(part, "```")
-		switch {
-		case strings.Contains(body, "endpoints:"):
-			blocks["config"] = body
-		case strings.Contains(body, "jobs:"):
-			blocks["ci"] = body
-		}
-	}
-	if blocks["config"] == "" || blocks["ci"] == "" {
-		t.Fatalf("README lacks the --config example or the CI workflow")
-	}
-	f := &checkFlags{requestFlags: requestFlags{method: "GET", timeout: 10 * time.Second, maxRequests: 2000, maxDuration: 2 * time.Minute, output: "text"}, maxTime: time.Minute}
-	path := filepath.Join(t.TempDir(), "ratecheck.yaml")
-	if err := os.WriteFile(path, []byte(blocks["config"]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	eps, err := loadCheckConfig(path, f)
-	if err != nil {
-		t.Fatalf("README config: %v", err)
-	}
-	if len(eps) != 2 {
-		t.Fatalf("README config read as %+v", eps)
-	}
-	req0, err0 := eps[0].Probing.Request("http://127.0.0.1/")
-	req1, err1 := eps[1].Probing.Request("http://127.0.0.1/")
-	if err0 != nil || err1 != nil || len(eps[0].Expect) != 6 || eps[0].Probing.Options.MaxTime != 30*time.Second || req0.Method != "POST" ||
-		len(eps[1].Expect) != 4 || req1.KeyHeader != "X-Api-Key" {
-		t.Errorf("README config read as %+v", eps)
-	}
-	var wf map[string]any
-	if err := yaml.Unmarshal([]byte(blocks["ci"]), &wf); err != nil || wf["jobs"] == nil {
-		t.Errorf("README workflow: %v", err)
-	}
-	if !strings.Contains(blocks["ci"], "ratecheck check") || !strings.Contains(blocks["ci"], "--html") || !strings.Contains(blocks["ci"], "--junit") {
-		t.Error("the CI workflow should run check and keep the HTML and JUnit reports")
 	}
 }

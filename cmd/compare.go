@@ -18,7 +18,6 @@ type compareFlags struct {
 	attackFlags
 	probe   bool
 	between time.Duration
-	maxTime time.Duration
 }
 
 // Compare's defaults: a burst small enough to run in a few seconds per
@@ -73,7 +72,7 @@ DIR/ratecheck-compare-TIME-N.jsonl (the default, in the current directory).`,
 	fs.Lookup("out").Usage = "results streams: a PREFIX (writes PREFIX-1.jsonl, PREFIX-2.jsonl, ...) or a DIR/ (default ratecheck-compare-TIME-N.jsonl)"
 	fs.BoolVar(&f.probe, "probe", false, "run the inference experiment instead of a profile: compare inferred families and parameters")
 	fs.DurationVar(&f.between, "between", compareBetween, "idle before each http(s) URL target after the first (nginx: and builtin: targets start fresh)")
-	fs.DurationVar(&f.maxTime, flagMaxTime, 0, "--probe: time budget of each target's experiment (default 1m, grown to what a long window needs, up to 5m)")
+	fs.DurationVar(&f.MaxTime, flagMaxTime, 0, "--probe: time budget of each target's experiment (default 1m, grown to what a long window needs, up to 5m)")
 	f.registerProfileFlags(c, profileDefaults{profile: "burst", burst: compareBurst, idle: compareIdle, tail: compareTail})
 	return c
 }
@@ -124,18 +123,18 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 // probe (--probe) with its budget checked, or the attack profile.
 func (f *compareFlags) comparison(c *cobra.Command, specs []string) (runner.Compare, error) {
 	run := runner.Compare{Specs: specs, Between: f.between, Targets: targetOptions(c), Stderr: c.ErrOrStderr(),
-		Request: f.request, Engine: f.options(), Flags: map[string]string{}, TailPlan: fmt.Sprintf("tail at %s for %s", f.profile.TailRate, f.profile.Burst.Tail)}
+		Request: f.Request, Engine: f.options(), Flags: map[string]string{}, TailPlan: fmt.Sprintf("tail at %s for %s", f.profile.TailRate, f.profile.Burst.Tail)}
 	if f.probe {
 		if c.Flags().Changed("profile") {
 			return run, usageErr("--profile and --probe are alternatives: compare runs one experiment")
 		}
-		if err := checkMaxTime(c, f.maxTime); err != nil {
+		if err := checkMaxTime(c, f.MaxTime); err != nil {
 			return run, err
 		}
 		if !c.Flags().Changed("max-requests") {
-			f.maxRequests = probe.DefaultMaxRequests // a probe's own budget, as 'probe' has
+			f.MaxRequests = probe.DefaultMaxRequests // a probe's own budget, as 'probe' has
 		}
-		p := probing(&f.requestFlags, f.maxTime)
+		p := f.Probing()
 		run.Probing = &p
 		return run, exitOf(runner.CheckBudget(p.Options))
 	}

@@ -3,124 +3,61 @@ package cmd
 import (
 	"context"
 	"errors"
-	"net/netip"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/runner"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
 // requestFlags are the request-shaping and budget flags every command that
-// sends traffic shares.
+// sends traffic shares, bound to the spec runner and attack check and build
+// (runner.ProbeSpec: the request, the engine's options, a probe's).
 type requestFlags struct {
-	method      string
-	headers     []string
-	body        string
-	timeout     time.Duration
-	insecure    bool
-	caCert      string
-	cert        string
-	key         string
-	http2       bool
-	keyHeader   string
-	keys        int
-	sourceAddrs string
-	maxRequests int
-	maxDuration time.Duration
-	out         string
-	output      string
-	quiet       bool
-	// The bypass suite of a probe (registerBypass): off, and the methods
-	// it may send besides HEAD.
-	noBypass      bool
-	bypassMethods []string
+	runner.ProbeSpec
+	out    string
+	output string
+	quiet  bool
 }
 
 // registerBypass adds the bypass suite's flags (probe, check, compare).
 func (f *requestFlags) registerBypass(c *cobra.Command) {
 	fs := c.Flags()
-	fs.BoolVar(&f.noBypass, "no-bypass", false, "skip the bypass trials (forged client-address headers, path spellings, HEAD, a new connection, User-Agent) run while the key is exhausted")
-	fs.StringSliceVar(&f.bypassMethods, "bypass-methods", nil, "`METHODS` the bypass trials may send instead of the request's own besides HEAD (POST,PUT: they may change state on the target)")
+	fs.BoolVar(&f.NoBypass, "no-bypass", false, "skip the bypass trials (forged client-address headers, path spellings, HEAD, a new connection, User-Agent) run while the key is exhausted")
+	fs.StringSliceVar(&f.Methods, "bypass-methods", nil, "`METHODS` the bypass trials may send instead of the request's own besides HEAD (POST,PUT: they may change state on the target)")
 }
 
 func (f *requestFlags) register(c *cobra.Command) {
+	f.Names = flagName
 	fs := c.Flags()
-	fs.StringVarP(&f.method, "method", "X", "GET", "HTTP method")
-	fs.StringArrayVarP(&f.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
-	fs.StringVarP(&f.body, "data", "d", "", "request body, or @file to read it from a file")
-	fs.DurationVar(&f.timeout, "timeout", attack.DefaultTimeout, "per-request timeout")
-	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
-	fs.StringVar(&f.caCert, "cacert", "", "PEM `FILE` of CA certificates to trust for https targets (besides the system's)")
-	fs.StringVar(&f.cert, "cert", "", "PEM `FILE` with the client certificate for mutual TLS (with --key)")
-	fs.StringVar(&f.key, "key", "", "PEM `FILE` with the client certificate's private key (with --cert)")
-	fs.BoolVar(&f.http2, "http2", false, "speak HTTP/2 to an https target (a burst's HEADERS frames go out back to back)")
-	fs.StringVar(&f.keyHeader, "key-header", "", "header that carries each simulated client's key (tests per-key scope)")
-	fs.IntVar(&f.keys, "keys", 0, "number of distinct key values to send in --key-header")
-	fs.StringVar(&f.sourceAddrs, "source-addrs", "", "local `LIST` of addresses or CIDRs (127.0.0.0/28) the connections bind: each storm/backoff client and probe identity its own")
-	fs.IntVar(&f.maxRequests, "max-requests", attack.DefaultMaxRequests, "request budget: the run stops after this many")
-	fs.DurationVar(&f.maxDuration, "max-duration", attack.DefaultMaxDuration, "time budget: the run stops after this long")
+	fs.StringVarP(&f.Method, "method", "X", "GET", "HTTP method")
+	fs.StringArrayVarP(&f.Headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
+	fs.StringVarP(&f.Body, "data", "d", "", "request body, or @file to read it from a file")
+	fs.DurationVar(&f.Timeout, "timeout", attack.DefaultTimeout, "per-request timeout")
+	fs.BoolVar(&f.TLS.Insecure, "insecure", false, "skip TLS certificate verification")
+	fs.StringVar(&f.TLS.CACertFile, "cacert", "", "PEM `FILE` of CA certificates to trust for https targets (besides the system's)")
+	fs.StringVar(&f.TLS.CertFile, "cert", "", "PEM `FILE` with the client certificate for mutual TLS (with --key)")
+	fs.StringVar(&f.TLS.KeyFile, "key", "", "PEM `FILE` with the client certificate's private key (with --cert)")
+	fs.BoolVar(&f.HTTP2, "http2", false, "speak HTTP/2 to an https target (a burst's HEADERS frames go out back to back)")
+	fs.StringVar(&f.KeyHeader, "key-header", "", "header that carries each simulated client's key (tests per-key scope)")
+	fs.IntVar(&f.Keys, "keys", 0, "number of distinct key values to send in --key-header")
+	fs.StringVar(&f.SourceAddrs, "source-addrs", "", "local `LIST` of addresses or CIDRs (127.0.0.0/28) the connections bind: each storm/backoff client and probe identity its own")
+	fs.IntVar(&f.MaxRequests, "max-requests", attack.DefaultMaxRequests, "request budget: the run stops after this many")
+	fs.DurationVar(&f.MaxDuration, "max-duration", attack.DefaultMaxDuration, "time budget: the run stops after this long")
 	fs.StringVar(&f.out, "out", "", "results stream file: compact for a name ending .rcs, else JSON Lines; default ratecheck-COMMAND-TIME.jsonl (attack: .rcs)")
 	fs.StringVarP(&f.output, "output", "o", "text", "stdout format: text or json")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress line on stderr (it is drawn only on a terminal anyway)")
 }
 
 func (f *requestFlags) validate() error {
-	switch {
-	case f.output != "text" && f.output != "json":
+	if f.output != "text" && f.output != "json" {
 		return usageErr("--output %q: use text or json", f.output)
-	case f.maxRequests < 1:
-		return usageErr("--max-requests must be ≥ 1")
-	case !attack.ValidMethods(f.bypassMethods):
-		return usageErr("--bypass-methods %q: write HTTP methods joined by commas, e.g. POST,PUT", strings.Join(f.bypassMethods, ","))
-	case f.maxDuration <= 0:
-		return usageErr("--max-duration must be positive")
-	case f.timeout <= 0:
-		return usageErr("--timeout must be positive")
-	case f.keys < 0:
-		return usageErr("--keys must be ≥ 0")
-	case f.keys > 0 && f.keyHeader == "":
-		return usageErr("--keys needs --key-header NAME to say where the key goes")
-	case (f.cert == "") != (f.key == ""):
-		return usageErr("--cert and --key go together: give the client certificate and its private key")
 	}
-	if f.sourceAddrs != "" {
-		if _, err := attack.LocalSources(f.sourceAddrs); err != nil {
-			return usageErr("--source-addrs: %v", err)
-		}
-	}
-	if _, err := f.tlsOptions().Config(""); err != nil {
-		return usageErr("TLS options (--cacert, --cert, --key): %v", err)
+	if err := f.Check(); err != nil {
+		return usageErr("%v", err)
 	}
 	return nil
-}
-
-func (f *requestFlags) request(url string) (*attack.Request, error) {
-	r, err := attack.NewRequest(f.method, url, f.headers, f.body)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	r.KeyHeader = f.keyHeader
-	return r, nil
-}
-
-func (f *requestFlags) options() attack.Options {
-	return attack.Options{Timeout: f.timeout, TLS: f.tlsOptions(), HTTP2: f.http2, MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, Keys: f.keys, Sources: f.sources(), Names: flagName}
-}
-
-// sources is --source-addrs parsed (validate has refused a bad list).
-func (f *requestFlags) sources() []netip.Addr {
-	if f.sourceAddrs == "" {
-		return nil
-	}
-	s, _ := attack.ParseSources(f.sourceAddrs)
-	return s
-}
-
-func (f *requestFlags) tlsOptions() attack.TLSOptions {
-	return attack.TLSOptions{Insecure: f.insecure, CACertFile: f.caCert, CertFile: f.cert, KeyFile: f.key}
 }
 
 // Flag names of the target options every traffic-sending command shares.

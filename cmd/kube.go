@@ -94,13 +94,13 @@ func runKubeJob(c *cobra.Command, f *kube.Spec, args []string) error {
 		fmt.Fprintf(c.ErrOrStderr(), "kube job: each pod gets --max-requests %d, its share of the plan (the default %d would cut it short)\n", budget, attack.DefaultMaxRequests)
 	}
 	startAt := time.Now().Add(f.StartIn).UTC().Truncate(time.Millisecond)
-	return f.Job(attackArgs, startAt, deriveRunID(ac, rest[0], startAt), af.maxDuration).Write(c.OutOrStdout())
+	return f.Job(attackArgs, startAt, deriveRunID(ac, rest[0], startAt), af.MaxDuration).Write(c.OutOrStdout())
 }
 
 // shardBudget is the --max-requests each pod of the attack needs for its
 // share of a steady plan (attack.ShardBudget): 0 when its own will do.
 func shardBudget(af *attackFlags, shards int, given bool) (int, error) {
-	o := attack.Options{MaxRequests: af.maxRequests, Names: flagName}
+	o := attack.Options{MaxRequests: af.MaxRequests, Names: flagName}
 	var plan attack.Profile = attack.Steady{}
 	if af.profile.Name == "steady" {
 		p, err := af.profile.Profile(o)

@@ -17,7 +17,6 @@ import (
 
 type probeFlags struct {
 	requestFlags
-	maxTime  time.Duration
 	jsonFile string
 }
 
@@ -40,7 +39,7 @@ Headers are used only as hints: inference works from behaviour alone.`,
 	f.register(c)
 	f.registerBypass(c)
 	registerTargetFlags(c)
-	c.Flags().DurationVar(&f.maxTime, flagMaxTime, 0, "time budget of the experiment (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
+	c.Flags().DurationVar(&f.MaxTime, flagMaxTime, 0, "time budget of the experiment (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
 	hideMaxDuration(c)
 	c.Flags().StringVar(&f.jsonFile, "json", "", "also write the JSON result to this file")
 	registerOutputFlags(c) // --html, --junit (probe keeps its own --json)
@@ -58,10 +57,10 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	if err := checkMaxTime(c, f.maxTime); err != nil {
+	if err := checkMaxTime(c, f.MaxTime); err != nil {
 		return err
 	}
-	p := probing(&f.requestFlags, f.maxTime)
+	p := f.Probing()
 	if err := runner.CheckBudget(p.Options); err != nil {
 		return exitOf(err)
 	}
@@ -74,7 +73,7 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		return err
 	}
 	defer done()
-	p.Command, p.Progress = "probe", report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), runner.ProgressBudget(f.maxTime))
+	p.Command, p.Progress = "probe", report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), runner.ProgressBudget(f.MaxTime))
 	p.Stderr = p.Progress.Writer()
 	run, err := runner.Probe(ctx, tgt, path, p)
 	p.Progress.Stop()
@@ -118,20 +117,6 @@ func writeProbeFiles(c *cobra.Command, f *probeFlags, run *runner.Graded, out re
 		}
 	}
 	return cmp.Or(jsonErr, writeProbeOutputs(c, run))
-}
-
-// probing is how the request flags and budget say to probe a target.
-func probing(rf *requestFlags, maxTime time.Duration) runner.Probing {
-	eo := rf.options()
-	// The probe's time budget is the engine's: its flag is --max-time.
-	eo.Names = func(field string) string {
-		if field == "Options.MaxDuration" {
-			return "--max-time"
-		}
-		return flagName(field)
-	}
-	return runner.Probing{Request: rf.request, Options: probe.Options{MaxTime: maxTime, MaxRequests: rf.maxRequests,
-		ScopeKey: rf.keyHeader != "", Engine: eo, NoBypass: rf.noBypass, BypassMethods: rf.bypassMethods}}
 }
 
 // Flag names of the two time budgets: an attack profile's and a probe's.

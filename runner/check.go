@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +31,48 @@ func (e Endpoint) Label() string {
 		return e.Name + " (" + e.Spec + ")"
 	}
 	return e.Spec
+}
+
+// Endpoints reads the check's --config suite at path (probe/expect) into
+// its endpoints: s, the command line's, as defaults under each endpoint's
+// own settings, minGrade the default min-grade. Every problem is a
+// *RefusedError naming the file, the line and the key.
+func Endpoints(path string, s ProbeSpec, minGrade string) ([]Endpoint, error) {
+	suite, err := expect.LoadSuite(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			return nil, refused(fmt.Errorf("--config: %v", err))
+		}
+		return nil, refused(err)
+	}
+	var eps []Endpoint
+	for _, se := range suite.Endpoints {
+		es := s.Under(se)
+		if err := es.Check(); err != nil {
+			return nil, refused(fmt.Errorf("%s:%d: %v", path, se.Line, err))
+		}
+		exps, err := suite.Expectations(se, minGrade)
+		if err != nil {
+			return nil, refused(err)
+		}
+		eps = append(eps, Endpoint{Name: se.Name, Spec: se.Target, Line: se.Line, Expect: exps, Probing: es.Probing()})
+	}
+	return eps, nil
+}
+
+// Under is the spec under an endpoint's own settings: each it sets
+// replaces the spec's, its headers are added to the spec's.
+func (s ProbeSpec) Under(se expect.Endpoint) ProbeSpec {
+	s.Method = cmp.Or(se.Method, s.Method)
+	s.Body = cmp.Or(se.Body, s.Body)
+	s.KeyHeader = cmp.Or(se.KeyHeader, s.KeyHeader)
+	s.Timeout = cmp.Or(se.Timeout, s.Timeout)
+	s.MaxRequests = cmp.Or(se.MaxRequests, s.MaxRequests)
+	s.MaxTime = cmp.Or(se.MaxTime, s.MaxTime)
+	if se.Headers != nil {
+		s.Headers = slices.Concat(s.Headers, se.Headers)
+	}
+	return s
 }
 
 // Check is a check of several endpoints, each probed in turn and held to

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/grade"
@@ -53,6 +54,33 @@ type Probing struct {
 	// that did not stop it; the progress line writes through it.
 	Stderr   io.Writer
 	Progress *report.Progress // nil: none
+}
+
+// ProbeSpec is how a command line says to probe: the request and the
+// engine's options, the probe's time budget (0: its own, which grows with
+// the limit) and whether to skip the bypass suite. The probe's time
+// budget is the engine's: messages name Options.MaxDuration as Names
+// names "ProbeSpec.MaxTime".
+type ProbeSpec struct {
+	attack.RequestSpec
+	MaxTime  time.Duration
+	NoBypass bool
+}
+
+// Probing is how the spec says to probe a target.
+func (s ProbeSpec) Probing() Probing {
+	eo := s.Options()
+	eo.Names = func(field string) string {
+		if field == "Options.MaxDuration" {
+			field = "ProbeSpec.MaxTime"
+		}
+		if s.Names == nil {
+			return ""
+		}
+		return s.Names(field)
+	}
+	return Probing{Request: s.Request, Options: probe.Options{MaxTime: s.MaxTime, MaxRequests: s.MaxRequests,
+		ScopeKey: s.KeyHeader != "", Engine: eo, NoBypass: s.NoBypass, BypassMethods: s.Methods}}
 }
 
 // CheckBudget refuses a budget that cannot hold the smallest probe plan,

@@ -16,7 +16,8 @@ import (
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
-var flags = map[string]string{"Options.MaxRequests": "--max-requests", "Options.MaxDuration": "--max-time", "RunOptions.Out": "--out"}
+var flags = map[string]string{"Options.MaxRequests": "--max-requests", "Options.MaxDuration": "--max-time", "ProbeSpec.MaxTime": "--max-time", "RunOptions.Out": "--out",
+	"RequestSpec.Keys": "--keys", "RequestSpec.KeyHeader": "--key-header"}
 
 func names(field string) string { return flags[field] }
 
