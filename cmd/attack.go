@@ -194,10 +194,11 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	}
 	// The verdict first, then the files: a file that cannot be written
 	// must not cost the user the answer (the run is in its stream).
-	if err := printAttack(c, f, runner.AttackedOf(spec, path, res)); err != nil {
+	out := runner.AttackedOf(spec, path, res)
+	if err := printAttack(c, f, out); err != nil {
 		return err
 	}
-	if err := writeAttackOutputs(c, spec, path, res.Report); err != nil {
+	if err := writeOutputs(c, out.Document); err != nil {
 		return err
 	}
 	switch {

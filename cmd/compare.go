@@ -111,10 +111,8 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 	} else if err := report.CompareText(w, out.Comparison); err != nil {
 		return err
 	}
-	if outputFilesOf(c).Any() {
-		if err := writeOutputs(c, out.Document(version)); err != nil {
-			return err
-		}
+	if err := writeOutputs(c, out.Document); err != nil {
+		return err
 	}
 	return exitOf(out.Err())
 }

@@ -54,7 +54,7 @@ func runDemo(c *cobra.Command, output, jsonFile string) error {
 	}
 	if jsonFile != "" {
 		if werr := outfiles.WriteJSON(jsonFile, outcomes); werr != nil {
-			return outputErr(c, flagJSON, jsonFile, werr, nil)
+			return outputErr(c, "--"+flagJSON, jsonFile, werr, nil)
 		}
 	}
 	if interrupted {

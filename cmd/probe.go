@@ -113,10 +113,10 @@ func writeProbeFiles(c *cobra.Command, f *probeFlags, run *runner.Graded, out re
 	var jsonErr error
 	if f.jsonFile != "" {
 		if err := outfiles.WriteJSON(f.jsonFile, out); err != nil {
-			jsonErr = outputErr(c, flagJSON, f.jsonFile, err, []string{out.Results})
+			jsonErr = outputErr(c, "--"+flagJSON, f.jsonFile, err, []string{out.Results})
 		}
 	}
-	return cmp.Or(jsonErr, writeProbeOutputs(c, run))
+	return cmp.Or(jsonErr, writeOutputs(c, run.Document))
 }
 
 // Flag names of the two time budgets: an attack profile's and a probe's.

@@ -79,7 +79,7 @@ func runReport(c *cobra.Command, paths []string, output string, expects []string
 			report.RunText(w, &doc.Runs[i])
 		}
 	}
-	if err := writeOutputs(c, doc); err != nil {
+	if err := writeOutputs(c, func(string) report.Document { return doc }); err != nil {
 		return err
 	}
 	if len(exps) > 0 {

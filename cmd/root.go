@@ -41,6 +41,14 @@ func usageErr(format string, a ...any) error {
 	return &exitError{code: ExitUsage, err: fmt.Errorf(format, a...)}
 }
 
+// usageIf marks err, if any, as the user's mistake: exit 2.
+func usageIf(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: ExitUsage, err: err}
+}
+
 func exitWith(code int, err error) error { return &exitError{code: code, err: err} }
 
 // exitOf gives a runner's error its exit code: a run refused before it

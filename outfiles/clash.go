@@ -1,9 +1,11 @@
 package outfiles
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is a file a command reads or writes, with the flag (or argument)
@@ -54,4 +56,23 @@ func canonicalPath(p string) string {
 		return filepath.Join(dir, filepath.Base(abs))
 	}
 	return abs
+}
+
+// CheckReports refuses, before anything is read or sent, a report file
+// that is an input or another report of the same run (Clash), or that
+// names no place a file can be created in: a missing directory, a
+// directory, one without permission (CanCreate).
+func CheckReports(inputs, reports []File) error {
+	if err := Clash(append(inputs, reports...)); err != nil {
+		return err
+	}
+	for _, f := range reports {
+		switch err := CanCreate(f.Path); {
+		case errors.Is(err, ErrIsDir):
+			return fmt.Errorf("%s %s is a directory: name a file, e.g. %s", f.Flag, f.Path, filepath.Join(f.Path, "report."+strings.TrimPrefix(f.Flag, "--")))
+		case err != nil:
+			return fmt.Errorf("%s %s cannot be written: %v (choose another place)", f.Flag, f.Path, err)
+		}
+	}
+	return nil
 }

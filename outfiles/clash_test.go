@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,41 @@ func TestWriteAtomic(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
 		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+// A report file over an input, in a directory that is not there, or naming
+// a directory, is refused naming its flag.
+func TestCheckReports(t *testing.T) {
+	dir := t.TempDir()
+	in := []File{{Flag: "--config", What: "the config", Path: filepath.Join(dir, "c.yaml")}}
+	report := func(flag, p string) []File { return []File{{Flag: flag, What: "the report", Path: p, Out: true}} }
+	for _, c := range []struct {
+		reports []File
+		want    string
+	}{
+		{report("--html", filepath.Join(dir, "c.yaml")), "--html " + filepath.Join(dir, "c.yaml") + " is the same file as --config"},
+		{report("--junit", dir), "--junit " + dir + " is a directory: name a file, e.g. " + filepath.Join(dir, "report.junit")},
+		{report("--json", filepath.Join(dir, "none", "r.json")), "--json " + filepath.Join(dir, "none", "r.json") + " cannot be written: no such file or directory (choose another place)"},
+	} {
+		if err := CheckReports(in, c.reports); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%v; want %q", err, c.want)
+		}
+	}
+	if err := CheckReports(in, report("--html", filepath.Join(dir, "r.html"))); err != nil {
+		t.Error(err)
+	}
+}
+
+// A report file that could not be written names the streams to render it
+// again from, when there are any.
+func TestWriteError(t *testing.T) {
+	err := &os.PathError{Op: "open", Path: "r.html", Err: os.ErrPermission}
+	if got := WriteError("--html", "r.html", err, nil).Error(); got != "--html r.html could not be written: permission denied" {
+		t.Errorf("no streams: %s", got)
+	}
+	want := "--html r.html could not be written: permission denied; the run is recorded in a.jsonl, b.jsonl: render the file again with 'ratecheck report a.jsonl b.jsonl --html r.html'"
+	if got := WriteError("--html", "r.html", err, []string{"a.jsonl", "b.jsonl"}).Error(); got != want {
+		t.Errorf("streams: %s", got)
 	}
 }

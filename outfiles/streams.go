@@ -89,3 +89,30 @@ func HoldsData(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
 }
+
+// GuardStreams refuses, before anything is sent, results streams about to
+// be created at paths that would overwrite a file: an input, a report of
+// the same run (Clash, in the order inputs, streams, reports), or a
+// results file already there when out names the streams (an earlier
+// run's, most likely). out is the flag that names them and its value as
+// the user gave it, "" when not given: the default names carry the time,
+// never an earlier run's.
+func GuardStreams(inputs []File, out File, paths []string, reports []File) error {
+	files := inputs
+	for _, p := range paths {
+		files = append(files, File{Flag: out.Flag, What: out.What, Path: p, Out: true})
+	}
+	if err := Clash(append(files, reports...)); err != nil || out.Path == "" {
+		return err
+	}
+	for _, p := range paths {
+		switch {
+		case !HoldsData(p):
+		case p == out.Path:
+			return fmt.Errorf("%s %s exists: it may be an earlier run's results; remove it or choose another path", out.Flag, out.Path)
+		default:
+			return fmt.Errorf("%s %s names %s, which exists: it may be an earlier run's results; remove it or choose another %s", out.Flag, out.Path, p, out.Flag)
+		}
+	}
+	return nil
+}

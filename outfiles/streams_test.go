@@ -86,3 +86,32 @@ func TestHoldsData(t *testing.T) {
 		}
 	}
 }
+
+// A stream is refused over an input or a report of the same run, and, its
+// --out given, over a file with data in it; the default names are never
+// an earlier run's.
+func TestGuardStreams(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.jsonl")
+	if err := os.WriteFile(old, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := func(p string) File { return File{Flag: "--out", What: "the results stream", Path: p} }
+	html := []File{{Flag: "--html", What: "the HTML report", Path: filepath.Join(dir, "new.jsonl"), Out: true}}
+	for _, c := range []struct {
+		out   File
+		paths []string
+		want  string
+	}{
+		{out(old), []string{old}, "--out " + old + " exists: it may be an earlier run's results; remove it or choose another path"},
+		{out(filepath.Join(dir, "old")), []string{filepath.Join(dir, "new-1.jsonl"), old},
+			"--out " + filepath.Join(dir, "old") + " names " + old + ", which exists: it may be an earlier run's results; remove it or choose another --out"},
+		{out(""), []string{old}, ""},
+		{out(""), []string{filepath.Join(dir, "new.jsonl")}, "--html " + filepath.Join(dir, "new.jsonl") + " is the same file as --out"},
+	} {
+		err := GuardStreams(nil, c.out, c.paths, html)
+		if (err == nil) != (c.want == "") || err != nil && !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("--out %q %v: %v; want %q", c.out.Path, c.paths, err, c.want)
+		}
+	}
+}

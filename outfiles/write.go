@@ -3,9 +3,11 @@ package outfiles
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ErrIsDir says a path given for a file names a directory.
@@ -67,4 +69,22 @@ func WriteJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// WriteError is the error of a report file that could not be written once
+// the run was over (its directory removed meanwhile, a full disk), flag
+// being the one that names it. The run itself is safe in its results
+// streams, from which 'ratecheck report' renders the file again: with
+// streams, the message says so, and it claims nothing about what was or
+// was not sent.
+func WriteError(flag, path string, err error, streams []string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is already in the message
+	}
+	if len(streams) == 0 {
+		return fmt.Errorf("%s %s could not be written: %v", flag, path, err)
+	}
+	return fmt.Errorf("%s %s could not be written: %v; the run is recorded in %s: render the file again with 'ratecheck report %s %s %s'",
+		flag, path, err, strings.Join(streams, ", "), strings.Join(streams, " "), flag, path)
 }

@@ -71,3 +71,10 @@ type Attacked struct {
 func AttackedOf(spec, path string, res *attack.RunResult) Attacked {
 	return Attacked{res.Report, spec, path, res.Elapsed.Seconds(), res.Stopped, res.Untested, res.CPU}
 }
+
+// Document is the attack's run as the report files' document: the
+// profile's verdict and figures from the live run, every request from its
+// results stream.
+func (a Attacked) Document(version string) report.Document {
+	return report.NewDocument(version, "attack", a.Profile, report.AttackRunFromFile(a.Target, a.Results, a.Report))
+}

@@ -30,6 +30,11 @@ type Graded struct {
 // Run is the graded probe as the report's run.
 func (g *Graded) Run() report.Run { return report.ProbeRun(g.Spec, g.URL, g.Res, g.Grade) }
 
+// Document is probe's document of the graded probe, for its report files.
+func (g *Graded) Document(version string) report.Document {
+	return report.NewDocument(version, "probe", "probe", g.Run())
+}
+
 // Untested is what the probe could not test, though it ran: it was
 // interrupted, or its inference is inconclusive (an *UntestedError); nil
 // when it named a model.
