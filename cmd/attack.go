@@ -201,29 +201,15 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err := writeOutputs(c, out.Document); err != nil {
 		return err
 	}
-	switch {
-	case res.Untested != "":
-		return exitWith(ExitUntested, err)
-	case res.Stopped == attack.StopInterrupted:
-		return exitWith(ExitUntested, fmt.Errorf("interrupted after %.2f s: the figures cover only what was sent before", res.Elapsed.Seconds()))
-	}
-	return nil
+	return exitOf(runner.AttackErr(res, err))
 }
 
 // printAttack prints the attack's answer on stdout, in the -o format.
 func printAttack(c *cobra.Command, f *attackFlags, out runner.Attacked) error {
-	w := c.OutOrStdout()
 	if f.output == "json" {
-		return printJSON(w, out)
+		return printJSON(c.OutOrStdout(), out)
 	}
-	if out.Stopped == attack.StopInterrupted {
-		report.Interrupted(w, string(out.Stopped))
-	}
-	if err := report.Table(w, []string{out.Profile, "value"}, out.Rows); err != nil {
-		return err
-	}
-	report.Verdict(w, out.Verdict, out.Notes)
-	return nil
+	return report.AttackText(c.OutOrStdout(), out.Report, string(out.Stopped))
 }
 
 // exactArgs is cobra.ExactArgs with a message that says what is missing.

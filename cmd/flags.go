@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -103,14 +102,10 @@ func targetOptions(c *cobra.Command) launch.Options {
 // be started here, nginx not installed, exit 3); done stops both.
 func startRun(c *cobra.Command, spec string) (context.Context, *launch.Target, func(), error) {
 	ctx, stop := interruptible(c)
-	tgt, err := launch.OpenWith(c.Context(), spec, targetOptions(c))
+	tgt, err := runner.Open(c.Context(), spec, targetOptions(c))
 	if err != nil {
 		stop()
-		var ue *launch.UsageError
-		if errors.As(err, &ue) {
-			return nil, nil, nil, usageErr("%v", err)
-		}
-		return nil, nil, nil, exitWith(ExitUntested, err)
+		return nil, nil, nil, exitOf(err)
 	}
 	return ctx, tgt, func() { _ = tgt.Close(); stop() }, nil
 }

@@ -49,8 +49,6 @@ func usageIf(err error) error {
 	return &exitError{code: ExitUsage, err: err}
 }
 
-func exitWith(code int, err error) error { return &exitError{code: code, err: err} }
-
 // exitOf gives a runner's error its exit code: a run refused before it
 // could test anything 2, what was tested and found wrong 1, a target that
 // could not be tested 3.

@@ -9,6 +9,8 @@ import (
 	"io"
 
 	"github.com/olekukonko/tablewriter"
+
+	"github.com/ratecheck/ratecheck/results"
 )
 
 // Table prints a two-or-more-column table with a header.
@@ -31,6 +33,20 @@ func Verdict(w io.Writer, verdict string, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintln(w, "note: "+n)
 	}
+}
+
+// AttackText is a live attack's answer: the banner when a signal cut it
+// short (stopped is results.Interrupted; a budget's stop is in the
+// notes), the profile's table, the verdict and its notes.
+func AttackText(w io.Writer, rep results.Report, stopped string) error {
+	if stopped == results.Interrupted {
+		Interrupted(w, stopped)
+	}
+	if err := Table(w, []string{rep.Profile, "value"}, rep.Rows); err != nil {
+		return err
+	}
+	Verdict(w, rep.Verdict, rep.Notes)
+	return nil
 }
 
 // Interrupted is the banner at the top of a cut-short run's text: what it

@@ -55,6 +55,20 @@ func Attack(ctx context.Context, tgt *launch.Target, a Attacking) (*attack.RunRe
 	return res, err
 }
 
+// AttackErr is the end of an attack that concluded, as Attack returned it
+// (res, err): an *UntestedError when it tested nothing (err says why) or a
+// signal cut it short (its figures cover only what was sent before); nil
+// otherwise.
+func AttackErr(res *attack.RunResult, err error) error {
+	switch {
+	case res.Untested != "":
+		return untested(err)
+	case res.Stopped == attack.StopInterrupted:
+		return untested(fmt.Errorf("interrupted after %.2f s: the figures cover only what was sent before", res.Elapsed.Seconds()))
+	}
+	return nil
+}
+
 // Attacked is an attack's run as its -o json document.
 type Attacked struct {
 	results.Report

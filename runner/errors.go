@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -38,6 +39,17 @@ func untested(err error) error { return &UntestedError{err} }
 func Refused(err error) bool {
 	var re *RefusedError
 	return errors.As(err, &re)
+}
+
+// Open opens the target spec (launch.OpenWith): a bad spec or config is
+// a *RefusedError, a target that cannot be started here (nginx not
+// installed, a Redis that does not start) an *UntestedError.
+func Open(ctx context.Context, spec string, o launch.Options) (*launch.Target, error) {
+	tgt, err := launch.OpenWith(ctx, spec, o)
+	if err != nil {
+		return nil, targetErr(err)
+	}
+	return tgt, nil
 }
 
 // targetErr is what a target that could not be opened is: refused for a

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
@@ -135,5 +136,37 @@ func TestRecordedRefusesWhatIsNoStream(t *testing.T) {
 		if _, err := Recorded([]string{path}, nil, "v"); !Refused(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", path, err, want)
 		}
+	}
+}
+
+// A target spec or a server binary that is wrong is refused (a server
+// not installed is untested: targetErr, as check and compare open theirs).
+func TestOpen(t *testing.T) {
+	if _, err := Open(context.Background(), "nonsense", launch.Options{}); !Refused(err) {
+		t.Errorf("a bad spec: %v", err)
+	}
+	if _, err := Open(context.Background(), "nginx:../testdata/nginx/bad.conf", launch.Options{NginxBin: "/nonexistent/nginx"}); !Refused(err) {
+		t.Errorf("--nginx-bin that is not there: %v", err)
+	}
+	tgt, err := Open(context.Background(), "http://127.0.0.1:1/", launch.Options{})
+	if err != nil || tgt.URL != "http://127.0.0.1:1/" {
+		t.Errorf("a URL: %v", err)
+	}
+}
+
+// An attack that concluded is untested when it tested nothing or a signal
+// cut it short; a budget's stop is an answer.
+func TestAttackErr(t *testing.T) {
+	why := errors.New("no answer was an admission or a rejection")
+	var ue *UntestedError
+	if err := AttackErr(&attack.RunResult{Untested: "x"}, why); !errors.As(err, &ue) || !errors.Is(err, why) {
+		t.Errorf("untested: %v", err)
+	}
+	res := &attack.RunResult{Stopped: attack.StopInterrupted, Elapsed: 1500 * time.Millisecond}
+	if err := AttackErr(res, nil); !errors.As(err, &ue) || err.Error() != "interrupted after 1.50 s: the figures cover only what was sent before" {
+		t.Errorf("interrupted: %v", err)
+	}
+	if err := AttackErr(&attack.RunResult{Stopped: attack.StopTimeBudget}, nil); err != nil {
+		t.Errorf("time budget: %v", err)
 	}
 }
