@@ -70,6 +70,23 @@ func (s ProfileSpec) Build(o Options, shard results.Shard) (Profile, error) {
 	return p, nil
 }
 
+// ShardBudget is the request budget each of n shards needs for its part
+// of the plan the spec names, when o.MaxRequests cannot hold it (package
+// ShardBudget: only a steady plan's grows with its rate and duration); 0
+// when it can. given says the user set o.MaxRequests: too small, it is an
+// error instead.
+func (s ProfileSpec) ShardBudget(o Options, n int, given bool) (int, error) {
+	var plan Profile = Steady{}
+	if s.Name == "steady" {
+		p, err := s.Profile(o)
+		if err != nil {
+			return 0, err
+		}
+		plan = p
+	}
+	return ShardBudget(plan, n, o, given)
+}
+
 // parseRate reads a rate (limiter.ParseRate), and "max" where allowed:
 // steady's closed loop, as fast as the connections go (0).
 func parseRate(o Options, field, v string, allowMax bool) (float64, error) {

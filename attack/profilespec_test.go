@@ -60,3 +60,22 @@ func TestProfileSpecBuild(t *testing.T) {
 		t.Error("a burst beyond the ceiling accepted")
 	}
 }
+
+// A spec's shard budget is its steady plan's; another profile, or one not
+// named, needs none of its own, and a steady rate that does not parse is
+// refused.
+func TestProfileSpecShardBudget(t *testing.T) {
+	s := ProfileSpec{Name: "steady", Rate: "1000/s", Steady: Steady{Duration: 10 * time.Second}}
+	if per, err := s.ShardBudget(Options{MaxRequests: 1000}, 2, false); err != nil || per != ShardRequests(Steady{Rate: 1000, Duration: 10 * time.Second}, 2) {
+		t.Errorf("steady: %d, %v", per, err)
+	}
+	for _, name := range []string{"burst", ""} {
+		if per, err := (ProfileSpec{Name: name}).ShardBudget(Options{MaxRequests: 1}, 2, true); err != nil || per != 0 {
+			t.Errorf("%q: %d, %v", name, per, err)
+		}
+	}
+	s.Rate = "fast"
+	if _, err := s.ShardBudget(Options{MaxRequests: 1000}, 2, false); err == nil {
+		t.Error("a bad rate accepted")
+	}
+}

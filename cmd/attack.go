@@ -162,11 +162,12 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	plan, err := f.shards.resolve(c, spec, time.Now(), os.Getenv)
+	plan, err := kube.PodPlan(f.shards.shard, f.shards.startAt, f.shards.runID, time.Now(), os.Getenv,
+		func(at time.Time) string { return deriveRunID(c, spec, at) })
 	if err != nil {
-		return err
+		return usageErr("%v", err)
 	}
-	f.shard = plan.shard
+	f.shard = plan.Shard
 	prof, err := f.buildProfile()
 	if err != nil {
 		return err
@@ -187,8 +188,8 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
 	res, err := runner.Attack(ctx, tgt, runner.Attacking{Profile: prof, Request: f.Request, Stderr: c.ErrOrStderr(),
 		Progress: progressEnabled(c.ErrOrStderr(), f.quiet), Run: attack.RunOptions{Options: f.options(), Out: path,
-			Header: results.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.runID, Host: hostname()},
-			Shard:  plan.shard, StartAt: plan.startAt}})
+			Header: results.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.RunID, Host: hostname()},
+			Shard:  plan.Shard, StartAt: plan.StartAt}})
 	if res == nil || !res.Concluded {
 		return exitOf(err)
 	}
@@ -235,34 +236,6 @@ func (f *shardFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.shard, "shard", "", "run part K of N of the plan (K from 1, e.g. 2/4); 'auto' or 'auto/N' takes K from $"+kube.EnvJobIndex+"+1 (a Kubernetes Indexed Job) and N from $"+kube.EnvShards)
 	fs.StringVar(&f.startAt, "start-at", "", "start on this wall-clock instant (RFC 3339, e.g. 2026-12-01T10:00:00Z, or +30s from now): the shards' common start")
 	fs.StringVar(&f.runID, "run-id", "", "the id every shard of one run records (default: derived from the command line and --start-at, so every shard computes the same)")
-}
-
-// shardPlan is what the shard flags resolve to.
-type shardPlan struct {
-	shard   results.Shard // zero: the whole run
-	startAt time.Time     // zero: now
-	runID   string        // "" when neither sharded nor started at an instant
-}
-
-// resolve reads the flags (and, for --shard auto, the environment). now
-// anchors a relative --start-at.
-func (f *shardFlags) resolve(c *cobra.Command, spec string, now time.Time, getenv func(string) string) (shardPlan, error) {
-	var p shardPlan
-	var err error
-	if p.shard, err = kube.PodShard(f.shard, getenv); err != nil {
-		return p, usageErr("%v", err)
-	}
-	if p.startAt, err = attack.ParseStartAt(f.startAt, now); err != nil {
-		return p, usageErr("--start-at %v", err)
-	}
-	if !p.shard.Whole() && p.startAt.IsZero() {
-		return p, usageErr("--shard %s needs --start-at: the shards of a run start together on a common instant", p.shard)
-	}
-	p.runID = f.runID
-	if p.runID == "" && (!p.shard.Whole() || !p.startAt.IsZero()) {
-		p.runID = deriveRunID(c, spec, p.startAt)
-	}
-	return p, nil
 }
 
 // flagsNotInRunID differ between the shards of one run, or do not change

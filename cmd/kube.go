@@ -84,9 +84,9 @@ func runKubeJob(c *cobra.Command, f *kube.Spec, args []string) error {
 	if err := kube.CheckAttack(rest[0], ac.Flags().Changed); err != nil {
 		return usageErr("%v", err)
 	}
-	budget, err := shardBudget(&af, f.Shards, ac.Flags().Changed("max-requests"))
+	budget, err := af.profile.ShardBudget(attack.Options{MaxRequests: af.MaxRequests, Names: flagName}, f.Shards, ac.Flags().Changed("max-requests"))
 	if err != nil {
-		return err
+		return usageErr("%v", err)
 	}
 	attackArgs := args[1:]
 	if budget > 0 {
@@ -95,23 +95,4 @@ func runKubeJob(c *cobra.Command, f *kube.Spec, args []string) error {
 	}
 	startAt := time.Now().Add(f.StartIn).UTC().Truncate(time.Millisecond)
 	return f.Job(attackArgs, startAt, deriveRunID(ac, rest[0], startAt), af.MaxDuration).Write(c.OutOrStdout())
-}
-
-// shardBudget is the --max-requests each pod of the attack needs for its
-// share of a steady plan (attack.ShardBudget): 0 when its own will do.
-func shardBudget(af *attackFlags, shards int, given bool) (int, error) {
-	o := attack.Options{MaxRequests: af.MaxRequests, Names: flagName}
-	var plan attack.Profile = attack.Steady{}
-	if af.profile.Name == "steady" {
-		p, err := af.profile.Profile(o)
-		if err != nil {
-			return 0, usageErr("%v", err)
-		}
-		plan = p
-	}
-	per, err := attack.ShardBudget(plan, shards, o, given)
-	if err != nil {
-		return 0, usageErr("%v", err)
-	}
-	return per, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ratecheck/ratecheck/attack/kube"
 	"github.com/ratecheck/ratecheck/results"
 )
 
@@ -72,13 +73,12 @@ func TestKubeJobIsAnIndexedJobOfShards(t *testing.T) {
 	if err := ac.ParseFlags(args[1:]); err != nil {
 		t.Fatal(err)
 	}
-	var f shardFlags
-	f.shard, _ = ac.Flags().GetString("shard")
-	f.startAt, _ = ac.Flags().GetString("start-at")
-	f.runID, _ = ac.Flags().GetString("run-id")
+	shard, _ := ac.Flags().GetString("shard")
+	startAt, _ := ac.Flags().GetString("start-at")
+	id, _ := ac.Flags().GetString("run-id")
 	env := map[string]string{"JOB_COMPLETION_INDEX": "2", "RATECHECK_SHARDS": "8"}
-	plan, err := f.resolve(ac, "http://gateway.internal/", before, func(k string) string { return env[k] })
-	if err != nil || plan.shard != (results.Shard{K: 3, N: 8}) || !plan.startAt.Equal(at) || plan.runID != runID {
+	plan, err := kube.PodPlan(shard, startAt, id, before, func(k string) string { return env[k] }, nil)
+	if err != nil || plan.Shard != (results.Shard{K: 3, N: 8}) || !plan.StartAt.Equal(at) || plan.RunID != runID {
 		t.Errorf("pod index 2 runs %+v (%v)", plan, err)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/results"
 )
 
@@ -39,6 +41,40 @@ func PodShard(v string, getenv func(string) string) (results.Shard, error) {
 		return results.Shard{}, fmt.Errorf("--shard: %v", err)
 	}
 	return s, nil
+}
+
+// Plan is what one process of a sharded run, or of a run started on an
+// instant, runs: its shard (zero: the whole run), the common start (zero:
+// now) and the run id every shard records ("" for neither).
+type Plan struct {
+	Shard   results.Shard
+	StartAt time.Time
+	RunID   string
+}
+
+// PodPlan resolves the flags --shard (PodShard), --start-at
+// (attack.ParseStartAt, now anchoring a relative one) and --run-id as
+// given. A shard needs a common start. With no run id given, a sharded
+// run or one started on an instant derives it from its start (derive: the
+// settings every shard shares, attack.RunID), so that every shard computes
+// the same.
+func PodPlan(shard, startAt, runID string, now time.Time, getenv func(string) string, derive func(time.Time) string) (Plan, error) {
+	var p Plan
+	var err error
+	if p.Shard, err = PodShard(shard, getenv); err != nil {
+		return p, err
+	}
+	if p.StartAt, err = attack.ParseStartAt(startAt, now); err != nil {
+		return p, fmt.Errorf("--start-at %v", err)
+	}
+	if !p.Shard.Whole() && p.StartAt.IsZero() {
+		return p, fmt.Errorf("--shard %s needs --start-at: the shards of a run start together on a common instant", p.Shard)
+	}
+	p.RunID = runID
+	if p.RunID == "" && (!p.Shard.Whole() || !p.StartAt.IsZero()) {
+		p.RunID = derive(p.StartAt)
+	}
+	return p, nil
 }
 
 // PodFlags are the attack's flags the Job sets for every pod itself: its

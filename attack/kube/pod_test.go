@@ -3,6 +3,7 @@ package kube
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ratecheck/ratecheck/results"
 )
@@ -45,5 +46,33 @@ func TestCheckAttack(t *testing.T) {
 	}
 	if err := CheckAttack("https://gw/", func(f string) bool { return f == "out" }); err == nil || !strings.Contains(err.Error(), "sets --out") {
 		t.Errorf("--out: %v", err)
+	}
+}
+
+// A pod's plan: its shard from the index, the common start, and the run id
+// given or derived from the start; a shard with no start is refused.
+func TestPodPlan(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	env := func(k string) string { return map[string]string{EnvJobIndex: "1", EnvShards: "4"}[k] }
+	none := func(string) string { return "" }
+	derive := func(at time.Time) string { return "id@" + at.Format(time.RFC3339) }
+	p, err := PodPlan("auto", "+30s", "", now, env, derive)
+	if err != nil || p.Shard != (results.Shard{K: 2, N: 4}) || !p.StartAt.Equal(now.Add(30*time.Second)) || p.RunID != "id@2026-12-01T10:00:30Z" {
+		t.Errorf("auto: %+v, %v", p, err)
+	}
+	if p, err := PodPlan("", "", "", now, none, derive); err != nil || p != (Plan{}) {
+		t.Errorf("a whole run now: %+v, %v", p, err)
+	}
+	if p, err := PodPlan("1/2", "+1s", "mine", now, none, derive); err != nil || p.RunID != "mine" {
+		t.Errorf("--run-id given: %+v, %v", p, err)
+	}
+	for _, c := range []struct{ shard, startAt, want string }{
+		{"1/2", "", "--shard 1/2 needs --start-at: the shards of a run start together on a common instant"},
+		{"", "yesterday", `--start-at "yesterday": not an RFC 3339 instant`},
+		{"a/b", "+1s", "--shard: "},
+	} {
+		if _, err := PodPlan(c.shard, c.startAt, "", now, none, derive); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("--shard %q --start-at %q: %v; want %q", c.shard, c.startAt, err, c.want)
+		}
 	}
 }
