@@ -188,7 +188,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	c.Flags().Visit(func(fl *pflag.Flag) { opts[fl.Name] = fl.Value.String() })
 	res, err := runner.Attack(ctx, tgt, runner.Attacking{Profile: prof, Request: f.Request, Stderr: c.ErrOrStderr(),
 		Progress: progressEnabled(c.ErrOrStderr(), f.quiet), Run: attack.RunOptions{Options: f.options(), Out: path,
-			Header: results.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.RunID, Host: hostname()},
+			Header: results.StreamHeader{Command: "attack", Target: spec, Options: opts, RunID: plan.RunID},
 			Shard:  plan.Shard, StartAt: plan.StartAt}})
 	if res == nil || !res.Concluded {
 		return exitOf(err)
@@ -252,10 +252,4 @@ func deriveRunID(c *cobra.Command, spec string, startAt time.Time) string {
 		}
 	})
 	return attack.RunID(settings, spec, startAt)
-}
-
-// hostname names this machine in a shard's header ("" if unknown).
-func hostname() string {
-	h, _ := os.Hostname()
-	return h
 }

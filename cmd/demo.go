@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/outfiles"
-	"github.com/ratecheck/ratecheck/probe/selftest"
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/runner"
 )
@@ -65,18 +64,8 @@ func runDemo(c *cobra.Command, output, jsonFile string) error {
 		}
 		return exitOf(err)
 	}
-	return demoVerdict(c, output, outcomes)
-}
-
-// demoVerdict prints the text table and is exit 1 when any limiter was not
-// identified within the bars.
-func demoVerdict(c *cobra.Command, output string, outs []runner.DemoOutcome) error {
 	if output == "text" {
-		plain := make([]selftest.Outcome, len(outs))
-		for i, o := range outs {
-			plain[i] = o.Outcome
-		}
-		report.Demo(c.OutOrStdout(), plain)
+		report.Demo(c.OutOrStdout(), runner.Outcomes(outcomes))
 	}
-	return exitOf(runner.Misidentified(outs))
+	return exitOf(runner.Misidentified(outcomes))
 }

@@ -73,10 +73,8 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 		return err
 	}
 	defer done()
-	p.Command, p.Progress = "probe", report.NewProgress(c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet), runner.ProgressBudget(f.MaxTime))
-	p.Stderr = p.Progress.Writer()
+	p.Command, p.Stderr, p.Progress = "probe", c.ErrOrStderr(), progressEnabled(c.ErrOrStderr(), f.quiet)
 	run, err := runner.Probe(ctx, tgt, path, p)
-	p.Progress.Stop()
 	if err = exitOf(err); run == nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/report"
@@ -17,7 +18,8 @@ type Attacking struct {
 	Profile attack.Profile
 	Request Request
 	// Run is the run's options: engine, results stream, header, shard and
-	// start; Attack fills in the request and the progress line's sink.
+	// start; Attack fills in the request, the progress line's sink and the
+	// header's host (this machine, which a merged shard is shown with).
 	Run    attack.RunOptions
 	Stderr io.Writer // told where the results stream is
 	// Progress draws a progress line on Stderr while the run lasts.
@@ -37,6 +39,9 @@ func Attack(ctx context.Context, tgt *launch.Target, a Attacking) (*attack.RunRe
 	ro := a.Run
 	prog := report.NewProgress(a.Stderr, a.Progress, ro.MaxDuration)
 	ro.Request, ro.Sinks = req, append(ro.Sinks, prog.Add)
+	if ro.Header.Host == "" {
+		ro.Header.Host, _ = os.Hostname() // "" if unknown
+	}
 	res, err := attack.Run(ctx, a.Profile, ro)
 	prog.Stop()
 	if res == nil { // nothing was sent: the flags or --out are at fault

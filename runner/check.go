@@ -9,9 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/targets/launch"
@@ -148,12 +146,10 @@ func (c Check) Run(ctx context.Context) (report.Document, error) {
 // probe probes one endpoint and stops its target: its run with the
 // expectations evaluated, or a refusal.
 func (c Check) probe(ctx context.Context, ep Endpoint, tgt *launch.Target, path string) (report.Run, error) {
-	prog := report.NewProgress(c.Stderr, c.Progress, ProgressBudget(ep.Probing.Options.MaxTime))
 	p := ep.Probing
-	p.Command, p.Stderr, p.Progress = "check", prog.Writer(), prog
+	p.Command, p.Stderr, p.Progress = "check", c.Stderr, c.Progress
 	p.Options.Stated, _ = expect.StatedBy(ep.Expect) // a burst that exceeds one ends the probe
 	g, err := Probe(ctx, tgt, path, p)
-	prog.Stop()
 	if cerr := tgt.Close(); cerr != nil {
 		fmt.Fprintf(c.Stderr, "ratecheck: stopping %s: %v\n", ep.Spec, cerr)
 	}
@@ -170,15 +166,6 @@ func (c Check) probe(ctx context.Context, ep Endpoint, tgt *launch.Target, path 
 	}
 	run.Name = ep.Name
 	return run, nil
-}
-
-// ProgressBudget is the time budget a probe's progress line counts down
-// from: the probe's starting one when none was given.
-func ProgressBudget(maxTime time.Duration) time.Duration {
-	if maxTime <= 0 {
-		return probe.DefaultMaxTime
-	}
-	return maxTime
 }
 
 // Outcome is the overall outcome of a check's runs (expect.OfCheck).

@@ -56,9 +56,10 @@ type Probing struct {
 	Options probe.Options
 	Command string
 	// Stderr is told where the results stream is, and a probe's error
-	// that did not stop it; the progress line writes through it.
-	Stderr   io.Writer
-	Progress *report.Progress // nil: none
+	// that did not stop it.
+	Stderr io.Writer
+	// Progress draws a progress line on Stderr while the probe runs.
+	Progress bool
 }
 
 // ProbeSpec is how a command line says to probe: the request and the
@@ -120,9 +121,12 @@ func Probe(ctx context.Context, tgt *launch.Target, path string, p Probing) (*Gr
 	}
 	opt := p.Options
 	opt.ResultsFile, opt.Command, opt.Target = path, p.Command, tgt.Spec
-	if p.Progress != nil {
-		opt.Sinks, opt.OnBudget = []func(*results.Result){p.Progress.Add}, p.Progress.SetBudget
+	prog := report.NewProgress(p.Stderr, p.Progress, progressBudget(opt.MaxTime))
+	defer prog.Stop()
+	if p.Progress {
+		opt.Sinks, opt.OnBudget = []func(*results.Result){prog.Add}, prog.SetBudget
 	}
+	p.Stderr = prog.Writer()  // a message clears the line first
 	opt.Network = tgt.Network // nil: real sockets
 	res, err := probe.Run(ctx, req, opt)
 	var costly *probe.QuotaCostError
@@ -148,4 +152,13 @@ func Probe(ctx context.Context, tgt *launch.Target, path string, p Probing) (*Gr
 		fmt.Fprintf(p.Stderr, "ratecheck: %v\n", err)
 	}
 	return &Graded{Spec: tgt.Spec, URL: tgt.URL, Res: res, Grade: grade.OfProbe(res)}, nil
+}
+
+// progressBudget is the time budget a probe's progress line counts down
+// from: the probe's starting one when none was given.
+func progressBudget(maxTime time.Duration) time.Duration {
+	if maxTime <= 0 {
+		return probe.DefaultMaxTime
+	}
+	return maxTime
 }

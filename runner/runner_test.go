@@ -13,7 +13,9 @@ import (
 	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
+	"github.com/ratecheck/ratecheck/probe/selftest"
 	"github.com/ratecheck/ratecheck/report"
+	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
@@ -168,5 +170,42 @@ func TestAttackErr(t *testing.T) {
 	}
 	if err := AttackErr(&attack.RunResult{Stopped: attack.StopTimeBudget}, nil); err != nil {
 		t.Errorf("time budget: %v", err)
+	}
+}
+
+// An attack's stream names the machine that ran it, so that a merged
+// shard is shown with its host.
+func TestAttackRecordsItsHost(t *testing.T) {
+	tgt, err := launch.Open(context.Background(), "http://127.0.0.1:1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "a.jsonl")
+	a := Attacking{Profile: attack.Burst{K: 1}, Stderr: io.Discard,
+		Request: func(url string) (*attack.Request, error) { return attack.NewRequest("GET", url, nil, "") },
+		Run:     attack.RunOptions{Out: path, Header: results.StreamHeader{Command: "attack"}}}
+	if _, err := Attack(context.Background(), tgt, a); err == nil {
+		t.Error("an attack on a closed port tested something")
+	}
+	h, err := results.PeekHeader(path)
+	if host, _ := os.Hostname(); err != nil || h.Host != host || host == "" {
+		t.Errorf("host %q (%v); want %q", h.Host, err, host)
+	}
+}
+
+// The demo fails when a limiter was named wrong, and shows each outcome
+// without its marks.
+func TestDemoOutcomes(t *testing.T) {
+	outs := []DemoOutcome{{Outcome: selftest.Outcome{Spec: "a", FamilyOK: true, ParamsOK: true}},
+		{Outcome: selftest.Outcome{Spec: "b", FamilyOK: true}, Interrupted: true}}
+	if plain := Outcomes(outs); len(plain) != 2 || plain[0].Spec != "a" || plain[1].Spec != "b" {
+		t.Errorf("%+v", plain)
+	}
+	var fe *FailedError
+	if err := Misidentified(outs); !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "1 of 2 built-in limiters") {
+		t.Errorf("%v", err)
+	}
+	if err := Misidentified(outs[:1]); err != nil {
+		t.Errorf("all named: %v", err)
 	}
 }

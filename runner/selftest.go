@@ -47,6 +47,16 @@ func Demo(ctx context.Context, progress io.Writer) ([]DemoOutcome, error) {
 	return outs, nil
 }
 
+// Outcomes are the limiters' outcomes without the demo's marks, as
+// report.Demo shows them.
+func Outcomes(outs []DemoOutcome) []selftest.Outcome {
+	plain := make([]selftest.Outcome, len(outs))
+	for i, o := range outs {
+		plain[i] = o.Outcome
+	}
+	return plain
+}
+
 // Misidentified is a *FailedError when a limiter's family or parameters
 // came out wrong, beyond the bars; nil when each was named right.
 func Misidentified(outs []DemoOutcome) error {
