@@ -1,14 +1,12 @@
 package cmd
 
 import (
-	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratecheck/ratecheck/outfiles"
-	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/expect"
 	"github.com/ratecheck/ratecheck/report"
 	"github.com/ratecheck/ratecheck/runner"
@@ -62,31 +60,18 @@ check"). Unknown keys are errors naming the key and its line.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error { return runCheck(c, &f, args) },
 	}
-	f.register(c)
-	f.registerBypass(c)
-	registerTargetFlags(c)
+	f.registerProbe(c, "each probe")
 	fs := c.Flags()
-	fs.DurationVar(&f.MaxTime, flagMaxTime, 0, "time budget of each probe (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
-	hideMaxDuration(c)
 	fs.StringArrayVarP(&f.expects, "expect", "e", nil, "expectation KEY=VALUE (repeatable), e.g. family=token_bucket, rate=10/s±10%")
 	fs.StringVar(&f.minGrade, "min-grade", "", "fail unless the response-contract grade is at least this letter (A+, A, B, C, D)")
 	fs.StringVar(&f.config, "config", "", "YAML file listing endpoints and their expectations")
 	registerOutputFlags(c)
-	_ = fs.Set("max-requests", fmt.Sprint(probe.DefaultMaxRequests))
-	fs.Lookup("max-requests").DefValue = fmt.Sprint(probe.DefaultMaxRequests)
-	fs.Lookup("max-requests").Changed = false
 	fs.Lookup("out").Usage = "results stream; with several endpoints a PREFIX (PREFIX-1.jsonl, ...) or a DIR/ (default ratecheck-check-TIME[-N].jsonl)"
 	return c
 }
 
 func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
-	if err := oneTimeBudget(c, true); err != nil {
-		return err
-	}
-	if err := f.validate(); err != nil {
-		return err
-	}
-	if err := checkMaxTime(c, f.MaxTime); err != nil {
+	if err := f.validateProbe(c); err != nil {
 		return err
 	}
 	eps, err := f.endpoints(args)

@@ -36,28 +36,14 @@ Headers are used only as hints: inference works from behaviour alone.`,
 		Args: exactArgs(1, "a TARGET (URL or builtin:...)"),
 		RunE: func(c *cobra.Command, args []string) error { return runProbe(c, &f, args[0]) },
 	}
-	f.register(c)
-	f.registerBypass(c)
-	registerTargetFlags(c)
-	c.Flags().DurationVar(&f.MaxTime, flagMaxTime, 0, "time budget of the experiment (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
-	hideMaxDuration(c)
+	f.registerProbe(c, "the experiment")
 	c.Flags().StringVar(&f.jsonFile, "json", "", "also write the JSON result to this file")
 	registerOutputFlags(c) // --html, --junit (probe keeps its own --json)
-	// A probe's own request budget is smaller than an attack's.
-	_ = c.Flags().Set("max-requests", fmt.Sprint(probe.DefaultMaxRequests))
-	c.Flags().Lookup("max-requests").DefValue = fmt.Sprint(probe.DefaultMaxRequests)
-	c.Flags().Lookup("max-requests").Changed = false
 	return c
 }
 
 func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
-	if err := oneTimeBudget(c, true); err != nil {
-		return err
-	}
-	if err := f.validate(); err != nil {
-		return err
-	}
-	if err := checkMaxTime(c, f.MaxTime); err != nil {
+	if err := f.validateProbe(c); err != nil {
 		return err
 	}
 	p := f.Probing()
@@ -142,10 +128,32 @@ func oneTimeBudget(c *cobra.Command, isProbe bool) error {
 	return nil
 }
 
-// hideMaxDuration hides --max-duration from a command whose only run is a
-// probe: its budget is --max-time (oneTimeBudget refuses the other).
-func hideMaxDuration(c *cobra.Command) {
-	_ = c.Flags().MarkHidden(flagMaxDuration)
+// registerProbe adds the flags of a command whose only run is a probe
+// (probe, check): the request, bypass and target flags, --max-time, the
+// time budget of what (--max-duration is hidden: oneTimeBudget refuses
+// it), and a probe's own request budget, smaller than an attack's, as
+// --max-requests's default.
+func (f *requestFlags) registerProbe(c *cobra.Command, what string) {
+	f.register(c)
+	f.registerBypass(c)
+	registerTargetFlags(c)
+	fs := c.Flags()
+	fs.DurationVar(&f.MaxTime, flagMaxTime, 0, "time budget of "+what+" (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
+	_ = fs.MarkHidden(flagMaxDuration)
+	f.MaxRequests = probe.DefaultMaxRequests
+	fs.Lookup("max-requests").DefValue = fmt.Sprint(probe.DefaultMaxRequests)
+}
+
+// validateProbe checks the flags registerProbe added: one time budget,
+// the request flags, a positive --max-time.
+func (f *requestFlags) validateProbe(c *cobra.Command) error {
+	if err := oneTimeBudget(c, true); err != nil {
+		return err
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	return checkMaxTime(c, f.MaxTime)
 }
 
 // checkMaxTime is exit 2 for a --max-time given as zero or less (not
