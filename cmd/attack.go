@@ -62,7 +62,6 @@ job' prints a Kubernetes Indexed Job that does it.`,
 	}
 	f.register(c)
 	f.shards.register(c)
-	registerTargetFlags(c)
 	registerOutputFlags(c)
 	f.registerProfileFlags(c, profileDefaults{profileUsage: " (required)", burst: 100, idle: 3 * time.Second})
 	return c
@@ -179,7 +178,7 @@ func runAttack(c *cobra.Command, f *attackFlags, spec string) error {
 	if err := guardStreams(c, []string{path}); err != nil {
 		return err
 	}
-	ctx, tgt, done, err := startRun(c, spec)
+	ctx, tgt, done, err := f.startRun(c, spec)
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func runCheck(c *cobra.Command, f *checkFlags, args []string) error {
 		return err
 	}
 	stderr := c.ErrOrStderr()
-	chk := runner.Check{Endpoints: eps, Config: f.config, Targets: targetOptions(c), Stderr: stderr,
+	chk := runner.Check{Endpoints: eps, Config: f.config, Targets: f.targetOptions(c), Stderr: stderr,
 		Progress: progressEnabled(stderr, f.quiet), Version: version}
 	if err := chk.CheckBudgets(); err != nil {
 		return exitOf(err)

@@ -66,7 +66,6 @@ DIR/ratecheck-compare-TIME-N.jsonl (the default, in the current directory).`,
 	}
 	f.register(c)
 	f.registerBypass(c)
-	registerTargetFlags(c)
 	registerOutputFlags(c)
 	fs := c.Flags()
 	fs.Lookup("out").Usage = "results streams: a PREFIX (writes PREFIX-1.jsonl, PREFIX-2.jsonl, ...) or a DIR/ (default ratecheck-compare-TIME-N.jsonl)"
@@ -120,7 +119,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 // comparison is the experiment the flags describe, against specs: the
 // probe (--probe) with its budget checked, or the attack profile.
 func (f *compareFlags) comparison(c *cobra.Command, specs []string) (runner.Compare, error) {
-	run := runner.Compare{Specs: specs, Between: f.between, Targets: targetOptions(c), Stderr: c.ErrOrStderr(),
+	run := runner.Compare{Specs: specs, Between: f.between, Targets: f.targetOptions(c), Stderr: c.ErrOrStderr(),
 		Request: f.Request, Engine: f.options(), Flags: map[string]string{}, TailPlan: fmt.Sprintf("tail at %s for %s", f.profile.TailRate, f.profile.Burst.Tail)}
 	if f.probe {
 		if c.Flags().Changed("profile") {

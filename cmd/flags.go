@@ -10,14 +10,16 @@ import (
 	"github.com/ratecheck/ratecheck/targets/launch"
 )
 
-// requestFlags are the request-shaping and budget flags every command that
-// sends traffic shares, bound to the spec runner and attack check and build
-// (runner.ProbeSpec: the request, the engine's options, a probe's).
+// requestFlags are the request-shaping, budget and target flags every
+// command that sends traffic shares, bound to the spec runner and attack
+// check and build (runner.ProbeSpec: the request, the engine's options, a
+// probe's) and to how a target is started (launch.Options).
 type requestFlags struct {
 	runner.ProbeSpec
-	out    string
-	output string
-	quiet  bool
+	targets launch.Options // how nginx: and haproxy: targets are started
+	out     string
+	output  string
+	quiet   bool
 }
 
 // registerBypass adds the bypass suite's flags (probe, check, compare).
@@ -47,6 +49,9 @@ func (f *requestFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.out, "out", "", "results stream file: compact for a name ending .rcs, else JSON Lines; default ratecheck-COMMAND-TIME.jsonl (attack: .rcs)")
 	fs.StringVarP(&f.output, "output", "o", "text", "stdout format: text or json")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress line on stderr (it is drawn only on a terminal anyway)")
+	fs.StringVar(&f.targets.NginxBin, "nginx-bin", "", "nginx: targets: the nginx binary (default: nginx on $PATH, then /usr/sbin/nginx)")
+	fs.StringVar(&f.targets.HAProxyBin, "haproxy-bin", "", "haproxy: targets: the haproxy binary (default: haproxy on $PATH, then /usr/sbin/haproxy)")
+	fs.BoolVar(&f.targets.Keep, "keep", false, "nginx: and haproxy: targets: keep the generated config and the server's logs in their temporary directory after the run")
 }
 
 func (f *requestFlags) validate() error {
@@ -59,50 +64,21 @@ func (f *requestFlags) validate() error {
 	return nil
 }
 
-// Flag names of the target options every traffic-sending command shares.
-const (
-	flagNginxBin   = "nginx-bin"
-	flagHAProxyBin = "haproxy-bin"
-	flagKeep       = "keep"
-)
-
-// registerTargetFlags adds the flags that say how a target is started
-// (nginx:PATH and haproxy:PATH targets: --nginx-bin, --haproxy-bin, --keep). attack, probe and compare call
-// it; targetOptions reads them back by name, so a command without them gets the
-// defaults.
-func registerTargetFlags(c *cobra.Command) {
-	fs := c.Flags()
-	fs.String(flagNginxBin, "", "nginx: targets: the nginx binary (default: nginx on $PATH, then /usr/sbin/nginx)")
-	fs.String(flagHAProxyBin, "", "haproxy: targets: the haproxy binary (default: haproxy on $PATH, then /usr/sbin/haproxy)")
-	fs.Bool(flagKeep, false, "nginx: and haproxy: targets: keep the generated config and the server's logs in their temporary directory after the run")
-}
-
 // targetOptions are how the command's targets are started and checked:
-// the flags registerTargetFlags added, if any, and --http2; what was
-// rewritten in a config is said on stderr.
-func targetOptions(c *cobra.Command) launch.Options {
-	o := launch.Options{Notes: c.ErrOrStderr()}
-	if fl := c.Flags().Lookup(flagNginxBin); fl != nil {
-		o.NginxBin = fl.Value.String()
-	}
-	if fl := c.Flags().Lookup(flagHAProxyBin); fl != nil {
-		o.HAProxyBin = fl.Value.String()
-	}
-	if fl := c.Flags().Lookup(flagKeep); fl != nil {
-		o.Keep = fl.Value.String() == "true"
-	}
-	if fl := c.Flags().Lookup("http2"); fl != nil {
-		o.HTTP2 = fl.Value.String() == "true"
-	}
+// the target flags and --http2; what was rewritten in a config is said on
+// stderr.
+func (f *requestFlags) targetOptions(c *cobra.Command) launch.Options {
+	o := f.targets
+	o.Notes, o.HTTP2 = c.ErrOrStderr(), f.HTTP2
 	return o
 }
 
 // startRun is a one-target command's start: its interruptible context and
 // its target, opened (a bad spec or config is exit 2, a target that cannot
 // be started here, nginx not installed, exit 3); done stops both.
-func startRun(c *cobra.Command, spec string) (context.Context, *launch.Target, func(), error) {
+func (f *requestFlags) startRun(c *cobra.Command, spec string) (context.Context, *launch.Target, func(), error) {
 	ctx, stop := interruptible(c)
-	tgt, err := runner.Open(c.Context(), spec, targetOptions(c))
+	tgt, err := runner.Open(c.Context(), spec, f.targetOptions(c))
 	if err != nil {
 		stop()
 		return nil, nil, nil, exitOf(err)

@@ -54,7 +54,7 @@ func runProbe(c *cobra.Command, f *probeFlags, spec string) error {
 	if err := guardStreams(c, []string{path}); err != nil {
 		return err
 	}
-	ctx, tgt, done, err := startRun(c, spec)
+	ctx, tgt, done, err := f.startRun(c, spec)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,6 @@ func oneTimeBudget(c *cobra.Command, isProbe bool) error {
 func (f *requestFlags) registerProbe(c *cobra.Command, what string) {
 	f.register(c)
 	f.registerBypass(c)
-	registerTargetFlags(c)
 	fs := c.Flags()
 	fs.DurationVar(&f.MaxTime, flagMaxTime, 0, "time budget of "+what+" (default 1m, grown to what a long window needs, up to 5m; a value given is a hard cap)")
 	_ = fs.MarkHidden(flagMaxDuration)
