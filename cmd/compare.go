@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -120,7 +119,7 @@ func runCompare(c *cobra.Command, f *compareFlags, specs []string) error {
 // probe (--probe) with its budget checked, or the attack profile.
 func (f *compareFlags) comparison(c *cobra.Command, specs []string) (runner.Compare, error) {
 	run := runner.Compare{Specs: specs, Between: f.between, Targets: f.targetOptions(c), Stderr: c.ErrOrStderr(),
-		Request: f.Request, Engine: f.options(), Flags: map[string]string{}, TailPlan: fmt.Sprintf("tail at %s for %s", f.profile.TailRate, f.profile.Burst.Tail)}
+		Request: f.Request, Engine: f.options(), Flags: map[string]string{}, TailPlan: report.TailPlan(f.profile.TailRate, f.profile.Burst.Tail)}
 	if f.probe {
 		if c.Flags().Changed("profile") {
 			return run, usageErr("--profile and --probe are alternatives: compare runs one experiment")

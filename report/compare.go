@@ -23,6 +23,12 @@ type Comparison struct {
 	TailPlan string `json:"-"`
 }
 
+// TailPlan is Comparison.TailPlan for a burst's tail at rate (as the user
+// wrote it) for tail.
+func TailPlan(rate string, tail time.Duration) string {
+	return fmt.Sprintf("tail at %s for %s", rate, tail)
+}
+
 // ComparedTarget is one target's entry.
 type ComparedTarget struct {
 	Target    string           `json:"target"`

@@ -17,3 +17,10 @@ func TestComparedProbe(t *testing.T) {
 		t.Errorf("%+v", ct)
 	}
 }
+
+// A burst's sustained-rate cell says the tail it was measured over.
+func TestTailPlan(t *testing.T) {
+	if got := TailPlan("20/s", 3*time.Second); got != "tail at 20/s for 3s" {
+		t.Errorf("%q", got)
+	}
+}
