@@ -44,6 +44,7 @@ Expectations (--expect, repeatable):
   retry-after=present        Retry-After on every rejection (or absent)
   scope=per_ip               per_key, per_ip, per_connection or global
   min-grade=B                the response-contract grade (also --min-grade)
+  bypass=none                no bypass trial got around the limit
 A value matches when it lies within the tolerance of the expected value,
 allowing for the probe's own ± uncertainty.
 
