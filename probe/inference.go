@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/ratecheck/ratecheck/probe/bypass"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -248,7 +249,33 @@ func infer(o *observation.Observation) Inference {
 		}
 	}
 	inf.Evidence = facts(o, inf)
+	if inf.Family == limiter.Concurrency {
+		if hold, unc := medianHold(evs), observation.DecisionUncertainty(o.RTT); hold <= unc {
+			inf.Confidence = math.Min(inf.Confidence, 0.5)
+			inf.Evidence = append(inf.Evidence, fmt.Sprintf("the server held admitted requests %s, within the %s timing uncertainty: how many were in flight at any instant is not observed, so a cap on them is only not refuted (confidence at most 0.5)", hold.Round(100*time.Microsecond), unc.Round(100*time.Microsecond)))
+		}
+	}
 	return inf
+}
+
+// medianHold is how long the server held its admitted requests, the
+// middle one: what makes a cap on requests in flight observable. Held
+// no longer than the timing uncertainty, any order of arrivals and
+// releases within it explains a decision, and a cap of 1 "explained" a
+// token bucket's burst of 130 admissions as 130 requests served one
+// after another in the same instant.
+func medianHold(evs []observation.Event) time.Duration {
+	var holds []time.Duration
+	for i := range evs {
+		if evs[i].Admitted {
+			holds = append(holds, evs[i].Hold)
+		}
+	}
+	if len(holds) == 0 {
+		return 0
+	}
+	slices.Sort(holds)
+	return holds[len(holds)/2]
 }
 
 // setParams reports the parameters of the best candidates: the middle of

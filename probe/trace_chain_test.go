@@ -1,13 +1,16 @@
 package probe
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe/fit"
 	"github.com/ratecheck/ratecheck/probe/observation"
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
+	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
 // A dense trace is one chain of arrivals each within the timing
@@ -114,5 +117,31 @@ func TestOneReleaseDoesNotExcuseARejection(t *testing.T) {
 	}
 	if got.Mismatches < rejected*9/10 {
 		t.Errorf("a cap of 4 with at most one request in flight misses %d decisions; the %d rejections are its misses", got.Mismatches, rejected)
+	}
+}
+
+// A cap on requests in flight is observed only through requests held in
+// flight: on a link whose timing uncertainty (25 ms) exceeds how long the
+// server holds anything, a token bucket beside a pool that a cap of 1
+// "explains" (any order of arrivals and releases within the uncertainty
+// will do) is named no better than not refuted. The sweep's seed that
+// named it at 0.88.
+func TestCapHoldingNothingIsNotConfident(t *testing.T) {
+	const spec = "builtin:tiers?mode=either&t1=token_bucket:rate=182.21/s,burst=1&t2=fixed_window:limit=126,window=4s"
+	cfg, err := sim.ParseSpec(sim.FromBuiltin(spec, "jitter=3.84ms&rtt=25.01ms&seed=3334709453405464"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := attack.NewRequest("GET", simTarget, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), req, Options{Network: sim.Func(cfg), Target: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := res.Inference
+	if inf.Family == limiter.Concurrency && inf.Confidence > 0.5 {
+		t.Errorf("named %s at %.2f: the server held its requests within the timing uncertainty", inf.Summary(), inf.Confidence)
 	}
 }
