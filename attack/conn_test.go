@@ -1,8 +1,10 @@
 package attack
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -87,5 +89,48 @@ func TestResultsNameTheirConnection(t *testing.T) {
 	}
 	if distinct("burst") != 5 || distinct("fresh") != 2 || distinct("sequential") != 1 {
 		t.Errorf("connections: burst %d, fresh %d, sequential %d", distinct("burst"), distinct("fresh"), distinct("sequential"))
+	}
+}
+
+// A server that closes each keep-alive connection after one answer, without
+// saying so: the next request on it, written by the read of its response
+// (rawTCP.sendOnRead: no read first that would find the close), fails on
+// the server's reset before any byte and is retried on a fresh connection,
+// as when it was written first and read after. Neither request waits for
+// its timeout.
+func TestClosedKeepAliveRetriedWhenWrittenByTheRead(t *testing.T) {
+	addr := rawServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if line == "\r\n" {
+				break
+			}
+		}
+		_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+		c.Close()
+	})
+	req, err := NewRequest("GET", "http://"+addr+"/", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(req, Options{Timeout: 5 * time.Second})
+	ctx := e.Begin(context.Background())
+	defer e.Finish()
+	conns := map[int64]bool{}
+	for i := range 4 {
+		began := time.Now()
+		r, ok := e.Do(ctx, Shot{})
+		if !ok || r.Status != 200 || r.Error != "" || time.Since(began) > time.Second {
+			t.Fatalf("request %d: %+v", i, r)
+		}
+		conns[r.Conn] = true
+		time.Sleep(5 * time.Millisecond) // the server's close arrives first
+	}
+	if len(conns) != 4 {
+		t.Fatalf("%d connections for 4 requests, each closed after its answer", len(conns))
 	}
 }

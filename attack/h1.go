@@ -34,7 +34,10 @@ type h1conn struct {
 	rec     *recordingConn // under TLS: raw, able to hold back the records of a burst's tail
 	br      *bufio.Reader
 	used    bool // has served a request: a failure before any byte may be a stale keep-alive
-	head    bool // the request under way is a HEAD: its response has no content
+	// lastDone is when its last response was complete (an offset from the
+	// start of the run that sent it; see sendsOnRead).
+	lastDone time.Duration
+	head     bool // the request under way is a HEAD: its response has no content
 	// certAsked: the server asked for a client certificate and none was
 	// configured (see noteCertRequest); a later failure is then explained.
 	certAsked bool
@@ -206,13 +209,61 @@ func (h *h1conn) prewrite(ctx context.Context, wire []byte) (sock net.Conn, tail
 // any response byte arrived (after which a retry would be wrong).
 func (h *h1conn) exchange(wire []byte, start time.Time, r *results.Result) (gotByte bool, err error) {
 	h.head = bytes.HasPrefix(wire, headLine)
-	if _, err := h.c.Write(wire); err != nil {
+	s, onRead := h.sendsOnRead(r.Sent)
+	if onRead {
+		if h.rec != nil { // sealed into TLS records now, written by the read
+			if wire, err = h.rec.seal(h.c.(*tls.Conn), wire); err != nil {
+				return false, err
+			}
+		}
+		s.sendOnRead(wire)
+	} else if _, err := h.c.Write(wire); err != nil {
 		return false, err
 	}
-	if _, err := h.br.Peek(1); err != nil {
+	_, err = h.br.Peek(1)
+	if onRead {
+		// Written by the read (a reader with data left over would not
+		// have read: then it goes out now, as it would have before).
+		if err != nil {
+			s.dropPending()
+		} else if err := s.flushPending(); err != nil {
+			return false, err
+		}
+	}
+	if err != nil {
 		return false, err
 	}
 	return true, h.readAfterFirstByte(start, r)
+}
+
+// sendOnReader is a connection that can write a request inside the read
+// that waits for its response (rawTCP: see sendOnRead).
+type sendOnReader interface {
+	sendOnRead(b []byte)
+	flushPending() error
+	dropPending()
+}
+
+// maxOnReadIdle is how long a connection may have been idle for its next
+// request still to be written by the read. Such a write skips the read
+// that would find a server's close at once (an EOF already received): a
+// server that closed the connection fully answers the request with a
+// reset, which wakes the read, but one that only stopped writing would be
+// waited for until the timeout. A connection closed by its server while
+// idle has mostly been idle for seconds (keep-alive timeouts); one busy in
+// a closed loop is idle for microseconds.
+const maxOnReadIdle = 50 * time.Millisecond
+
+// sendsOnRead says whether the request sent at offset sent is written by
+// the read of its response, and on what: on a raw TCP connection (or TLS
+// over one) whose reader holds nothing unread, fresh or idle for less
+// than maxOnReadIdle.
+func (h *h1conn) sendsOnRead(sent time.Duration) (sendOnReader, bool) {
+	s, ok := h.raw.(sendOnReader)
+	if !ok || h.br.Buffered() > 0 || (h.used && sent-h.lastDone > maxOnReadIdle) {
+		return nil, false
+	}
+	return s, true
 }
 
 // await reads the response to a request whose last bytes another goroutine
@@ -234,6 +285,7 @@ func (h *h1conn) readAfterFirstByte(start time.Time, r *results.Result) error {
 		return err
 	}
 	r.Done = time.Since(start)
+	h.lastDone = r.Done
 	if !keepAlive {
 		h.close()
 	}

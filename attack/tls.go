@@ -108,6 +108,7 @@ type recordingConn struct {
 	net.Conn
 	holding bool
 	held    []byte
+	sealed  []byte // seal's buffer
 }
 
 func (c *recordingConn) Write(b []byte) (int, error) {
@@ -127,6 +128,18 @@ func (c *recordingConn) hold(tc *tls.Conn, b []byte) ([]byte, error) {
 	held := c.held
 	c.held = nil
 	return held, err
+}
+
+// seal encrypts b through tc as it would be sent and returns the records
+// instead of sending them, in a buffer of c's own that the next seal
+// reuses: a request's records, which the read of its response writes
+// (rawTCP.sendOnRead).
+func (c *recordingConn) seal(tc *tls.Conn, b []byte) ([]byte, error) {
+	c.holding, c.held = true, c.sealed[:0]
+	_, err := tc.Write(b)
+	c.holding = false
+	c.sealed, c.held = c.held, nil
+	return c.sealed, err
 }
 
 // certAsked is the context key under which a connection's handshake finds
