@@ -33,7 +33,8 @@ type h1conn struct {
 	c       net.Conn       // what requests are written to: raw, or TLS over raw
 	rec     *recordingConn // under TLS: raw, able to hold back the records of a burst's tail
 	br      *bufio.Reader
-	used    bool // has served a request: a failure before any byte may be a stale keep-alive
+	used    bool   // has served a request: a failure before any byte may be a stale keep-alive
+	bodyBuf []byte // the start of a non-2xx body, read before it is kept (readResponse)
 	// lastDone is when its last response was complete (an offset from the
 	// start of the run that sent it; see sendsOnRead).
 	lastDone time.Duration
@@ -304,7 +305,11 @@ var errMidResponse = errors.New("connection closed mid-response")
 // its Content-Length says (a bypass trial sends HEAD for GET).
 var headLine = []byte("HEAD ")
 
-// readResponse parses status line, headers and body framing.
+// readResponse parses status line, headers and body framing. It reads
+// through h.br and allocates nothing for a response whose headers it does
+// not keep (a 2xx with a Content-Length): header names are compared
+// without regard to case rather than lower-cased, and a body is skipped in
+// the reader's buffer.
 func (h *h1conn) readResponse(r *results.Result) (keepAlive bool, err error) {
 	for {
 		line, err := h.br.ReadSlice('\n')
@@ -326,7 +331,7 @@ func (h *h1conn) readResponse(r *results.Result) (keepAlive bool, err error) {
 			if err != nil {
 				return false, errMidResponse
 			}
-			hl = bytes.TrimRight(hl, "\r\n")
+			hl = trimCRLF(hl)
 			if len(hl) == 0 {
 				break
 			}
@@ -334,78 +339,172 @@ func (h *h1conn) readResponse(r *results.Result) (keepAlive bool, err error) {
 			if colon <= 0 {
 				continue
 			}
-			name := lowerASCII(hl[:colon])
+			name := hl[:colon]
 			value := bytes.TrimSpace(hl[colon+1:])
-			switch string(name) {
-			case "content-length":
+			switch {
+			case equalFoldASCII(name, "content-length"):
 				contentLength, err = strconv.ParseInt(string(value), 10, 64)
 				if err != nil || contentLength < 0 {
 					return false, fmt.Errorf("malformed Content-Length %q", value)
 				}
-			case "transfer-encoding":
-				chunked = bytes.Contains(lowerASCII(value), []byte("chunked"))
-			case "connection":
-				lv := lowerASCII(value)
-				if bytes.Contains(lv, []byte("close")) {
+			case equalFoldASCII(name, "transfer-encoding"):
+				chunked = containsFold(value, "chunked")
+			case equalFoldASCII(name, "connection"):
+				if containsFold(value, "close") {
 					keepAlive = false
-				} else if bytes.Contains(lv, []byte("keep-alive")) {
+				} else if containsFold(value, "keep-alive") {
 					keepAlive = true
 				}
 			}
 			if code >= 100 && code < 200 {
 				continue
 			}
-			if results.KeepHeader(string(name)) {
-				if r.Headers == nil {
-					r.Headers = make(map[string]string, 4)
-				}
-				n := string(name)
-				if prev, ok := r.Headers[n]; ok { // several field lines combine with ", "
-					r.Headers[n] = prev + ", " + string(value)
-				} else {
-					r.Headers[n] = string(value)
-				}
-			}
+			keepHeader(r, name, value)
 		}
 		if code >= 100 && code < 200 {
 			continue // interim response; the real one follows
 		}
 		r.Status = code
-		var body io.Reader
+		keep := code < 200 || code >= 300 // the start of the body is recorded
 		switch {
 		case code == 204 || code == 304 || h.head: // RFC 9112 §6.3: no content
 			return keepAlive, nil
 		case chunked:
-			body = httputil.NewChunkedReader(h.br)
+			return keepAlive, h.readBody(r, httputil.NewChunkedReader(h.br), keep, true)
 		case contentLength >= 0:
-			body = io.LimitReader(h.br, contentLength)
+			return keepAlive, h.skipBody(r, contentLength, keep)
 		default: // read to EOF: the connection cannot be reused
-			body, keepAlive = h.br, false
+			return false, h.readBody(r, h.br, keep, false)
 		}
-		if code < 200 || code >= 300 {
-			var buf [results.BodyKeep]byte
-			n, _ := io.ReadFull(body, buf[:])
-			r.Body = string(buf[:n])
+	}
+}
+
+// skipBody reads a body of n bytes from h.br, keeping its start in r when
+// keep is set: the buffer's own bytes, copied once into r.Body.
+func (h *h1conn) skipBody(r *results.Result, n int64, keep bool) error {
+	if keep && n > 0 {
+		k := int(min(n, results.BodyKeep))
+		if h.bodyBuf == nil {
+			h.bodyBuf = make([]byte, results.BodyKeep)
 		}
-		n, err := io.Copy(io.Discard, body)
-		if err != nil || (contentLength >= 0 && !chunked && int64(len(r.Body))+n < contentLength) {
-			return false, errMidResponse
+		got, _ := io.ReadFull(h.br, h.bodyBuf[:k])
+		r.Body = string(h.bodyBuf[:got])
+		if got < k {
+			return errMidResponse
 		}
-		if chunked {
-			// The chunked reader stops after the last-chunk line; the
-			// trailer section up to its empty line is still on the wire.
-			for {
-				tl, err := h.br.ReadSlice('\n')
-				if err != nil {
-					return false, errMidResponse
-				}
-				if len(bytes.TrimRight(tl, "\r\n")) == 0 {
-					break
-				}
+		n -= int64(k)
+	}
+	for n > 0 {
+		d, err := h.br.Discard(int(min(n, 1<<30)))
+		n -= int64(d)
+		if err != nil {
+			return errMidResponse
+		}
+	}
+	return nil
+}
+
+// readBody reads a body from body to its end (a chunked one's, with the
+// trailer section after it, or the connection's), keeping its start in r
+// when keep is set.
+func (h *h1conn) readBody(r *results.Result, body io.Reader, keep, chunked bool) error {
+	if keep {
+		if h.bodyBuf == nil {
+			h.bodyBuf = make([]byte, results.BodyKeep)
+		}
+		n, _ := io.ReadFull(body, h.bodyBuf)
+		r.Body = string(h.bodyBuf[:n])
+	}
+	if _, err := io.Copy(io.Discard, body); err != nil {
+		return errMidResponse
+	}
+	if chunked {
+		// The chunked reader stops after the last-chunk line; the
+		// trailer section up to its empty line is still on the wire.
+		for {
+			tl, err := h.br.ReadSlice('\n')
+			if err != nil {
+				return errMidResponse
+			}
+			if len(trimCRLF(tl)) == 0 {
+				break
 			}
 		}
-		return keepAlive, nil
 	}
+	return nil
+}
+
+// keepHeader records the field name: value in r if the result keeps it
+// (results.KeepHeader), under its lower-case name; several field lines of
+// one name combine with ", ".
+func keepHeader(r *results.Result, name, value []byte) {
+	var lower [64]byte
+	if len(name) > len(lower) {
+		if n := string(lowerASCII(name)); results.KeepHeader(n) {
+			addHeader(r, n, string(value))
+		}
+		return
+	}
+	l := lower[:len(name)]
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		l[i] = c
+	}
+	if !results.KeepHeader(string(l)) {
+		return
+	}
+	addHeader(r, string(l), string(value))
+}
+
+func addHeader(r *results.Result, name, value string) {
+	if r.Headers == nil {
+		r.Headers = make(map[string]string, 4)
+	}
+	if prev, ok := r.Headers[name]; ok { // several field lines combine with ", "
+		r.Headers[name] = prev + ", " + value
+	} else {
+		r.Headers[name] = value
+	}
+}
+
+// trimCRLF is b without its trailing CR and LF bytes
+// (bytes.TrimRight(b, "\r\n"), without building the cutset every line).
+func trimCRLF(b []byte) []byte {
+	n := len(b)
+	for n > 0 && (b[n-1] == '\n' || b[n-1] == '\r') {
+		n--
+	}
+	return b[:n]
+}
+
+// equalFoldASCII reports whether b is the lower-case ASCII word w in any
+// case of its ASCII letters (string(lowerASCII(b)) == w, without the copy).
+func equalFoldASCII(b []byte, w string) bool {
+	if len(b) != len(w) {
+		return false
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether b contains the lower-case ASCII word w in
+// any case (bytes.Contains(lowerASCII(b), w), without the copy).
+func containsFold(b []byte, w string) bool {
+	for i := 0; i+len(w) <= len(b); i++ {
+		if equalFoldASCII(b[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
 }
 
 func lowerASCII(b []byte) []byte {
