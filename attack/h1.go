@@ -341,7 +341,7 @@ func (h *h1conn) readResponse(r *results.Result) (keepAlive bool, err error) {
 			}
 			name := hl[:colon]
 			value := bytes.TrimSpace(hl[colon+1:])
-			switch {
+			switch { // the framing; a result keeps none of these
 			case equalFoldASCII(name, "content-length"):
 				contentLength, err = strconv.ParseInt(string(value), 10, 64)
 				if err != nil || contentLength < 0 {
@@ -355,11 +355,11 @@ func (h *h1conn) readResponse(r *results.Result) (keepAlive bool, err error) {
 				} else if containsFold(value, "keep-alive") {
 					keepAlive = true
 				}
+			default:
+				if code < 100 || code >= 200 { // not an interim response's
+					keepHeader(r, name, value)
+				}
 			}
-			if code >= 100 && code < 200 {
-				continue
-			}
-			keepHeader(r, name, value)
 		}
 		if code >= 100 && code < 200 {
 			continue // interim response; the real one follows

@@ -228,8 +228,19 @@ func (p *connPool) roundTrip(ctx context.Context, wire []byte, start time.Time, 
 		return
 	}
 	c.roundTrip(ctx, wire, start, r)
-	p.noteUse(r.Done - r.Sent)
-	p.put(c)
+	p.putUsed(c, r.Done-r.Sent)
+}
+
+// putUsed is noteUse and put under one lock: what a request does with its
+// connection when its response is in.
+func (p *connPool) putUsed(c *h1conn, d time.Duration) {
+	p.mu.Lock()
+	p.useTime = ewma(p.useTime, max(d, time.Microsecond))
+	p.inUse--
+	if c.c != nil {
+		p.giveLocked(c)
+	}
+	p.mu.Unlock()
 }
 
 func (p *connPool) closeIdle() {

@@ -54,14 +54,20 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (results.Repor
 		})
 	} else {
 		conns := max(p.Shard.Share(p.Conns), 1)
-		end := time.Now().Add(p.Duration)
+		end := e.Now() + p.Duration
 		var wg sync.WaitGroup
 		for range conns {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for time.Now().Before(end) {
-					if _, ok := e.Do(ctx, Shot{Phase: "steady"}); !ok {
+				if e.Now() >= end {
+					return
+				}
+				// Each request's end is the instant the next would start:
+				// no clock reading of its own per request.
+				for {
+					r, ok := e.Do(ctx, Shot{Phase: "steady"})
+					if !ok || r.Done >= end {
 						return
 					}
 				}
