@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -132,5 +133,78 @@ func TestClosedKeepAliveRetriedWhenWrittenByTheRead(t *testing.T) {
 	}
 	if len(conns) != 4 {
 		t.Fatalf("%d connections for 4 requests, each closed after its answer", len(conns))
+	}
+}
+
+// answerServer answers every request with 200 but the n-th, which it
+// leaves unanswered.
+func answerServer(t *testing.T, unanswered int64) string {
+	var served atomic.Int64
+	return rawServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if line == "\r\n" && served.Add(1) != unanswered {
+				_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+			}
+		}
+	})
+}
+
+// The deadline a connection keeps between requests (arm) cuts a request
+// that gets no answer no earlier than its timeout.
+func TestKeptDeadlineCutsNoEarlierThanTheTimeout(t *testing.T) {
+	addr := answerServer(t, 2)
+	req, err := NewRequest("GET", "http://"+addr+"/", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 2 * time.Second
+	e := New(req, Options{Timeout: timeout})
+	run := e.Begin(context.Background())
+	defer e.Finish()
+	first, ok := e.Do(run, Shot{})
+	if !ok || first.Status != 200 {
+		t.Fatalf("first: %+v", first)
+	}
+	// Right after, on the deadline the first set: unanswered, it is cut
+	// at its timeout and retried once on a fresh connection (a reused one
+	// that failed before any byte), where it is answered.
+	began := time.Now()
+	second, ok := e.Do(run, Shot{})
+	waited := time.Since(began)
+	if !ok || second.Status != 200 || second.Conn == first.Conn {
+		t.Fatalf("second: %+v", second)
+	}
+	if waited < timeout || waited > timeout+timeout/2 {
+		t.Fatalf("the unanswered request was cut after %s, timeout %s", waited, timeout)
+	}
+}
+
+// A context that ended expired its idle connection: the next request,
+// under another context, on the same connection within the deadline kept
+// on it, is sent on a deadline of its own (watch forgets the kept one).
+func TestKeptDeadlineForgottenWithItsContext(t *testing.T) {
+	addr := answerServer(t, 0)
+	req, err := NewRequest("GET", "http://"+addr+"/", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(req, Options{Timeout: time.Minute}) // a deadline kept 60 ms past the timeout
+	run := e.Begin(context.Background())
+	defer e.Finish()
+	ctx, cancel := context.WithCancel(run)
+	first, ok := e.Do(ctx, Shot{})
+	if !ok || first.Status != 200 {
+		t.Fatalf("first: %+v", first)
+	}
+	cancel() // expires the idle connection
+	time.Sleep(10 * time.Millisecond)
+	second, ok := e.Do(run, Shot{})
+	if !ok || second.Status != 200 || second.Conn != first.Conn {
+		t.Fatalf("second, after another context ended: %+v (first on connection %d)", second, first.Conn)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // Options bound and shape a run. Every run is bounded by default.
 type Options struct {
-	Timeout     time.Duration // per request; default 10 s
+	Timeout     time.Duration // per request (cut no earlier, and at most a thousandth later); default 10 s
 	TLS         TLSOptions    // how https targets are verified (tls.go)
 	HTTP2       bool          // speak HTTP/2 to an https target (h2.go)
 	MaxRequests int           // request budget; default 20,000

@@ -158,6 +158,7 @@ func (p *pacer) send(l *lane, r *results.Result) {
 	l.r, l.wire = r, p.e.wire(r.Key)
 	stamp(r, l.c.local, l.c.serial)
 	_ = l.conn.SetDeadline(time.Now().Add(l.c.timeout))
+	l.c.dl = time.Time{} // not arm's
 	r.Sent = p.e.Now()
 	_, err := l.conn.Write(l.wire)
 	l.wrote <- err
@@ -209,6 +210,7 @@ func (p *pacer) run(l *lane) {
 			return
 		}
 		_ = l.conn.SetDeadline(time.Time{}) // idle lanes wait without a deadline
+		h.dl = time.Time{}
 		if !p.release(l) {
 			return
 		}
@@ -254,6 +256,7 @@ func (p *pacer) retire(l *lane, readErr error) {
 	switch {
 	case h.c == l.conn && woken:
 		_ = l.conn.SetDeadline(time.Time{})
+		h.dl = time.Time{}
 	case h.c == l.conn || readErr != nil:
 		h.close()
 	}

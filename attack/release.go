@@ -80,6 +80,7 @@ func (e *Engine) Burst(ctx context.Context, at time.Duration, shots []Shot) {
 					due = now
 				}
 				_ = c.c.SetDeadline(due.Add(e.opt.Timeout))
+				c.dl = time.Time{} // not arm's
 			}
 			prepared.Done()
 			if err != nil {
