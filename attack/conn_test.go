@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -206,5 +207,52 @@ func TestKeptDeadlineForgottenWithItsContext(t *testing.T) {
 	second, ok := e.Do(run, Shot{})
 	if !ok || second.Status != 200 || second.Conn != first.Conn {
 		t.Fatalf("second, after another context ended: %+v (first on connection %d)", second, first.Conn)
+	}
+}
+
+// --rate max: each closed loop keeps one connection of its own (loop), and
+// every request still carries what Do would send: its key's wire, its own
+// sequence number, the connection's number.
+func TestSteadyMaxLoopsKeepTheirConnections(t *testing.T) {
+	var mu sync.Mutex
+	keyOf := map[string]int{} // X-Key → requests the server saw with it
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keyOf[r.Header.Get("X-Key")]++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	req, err := NewRequest("GET", srv.URL, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.KeyHeader = "X-Key"
+	col := NewCollector(true)
+	e := New(req, Options{Keys: 3}, col.Add)
+	p := Steady{Conns: 4, Duration: 100 * time.Millisecond}
+	e.WarmFor(context.Background(), p)
+	if _, err := p.Run(e.Begin(context.Background()), e, col); err != nil {
+		t.Fatal(err)
+	}
+	e.Finish()
+	rs := col.Results()
+	seqs, conns, keys := map[int]bool{}, map[int64]bool{}, map[string]int{}
+	for _, r := range rs {
+		if r.Status != 200 || r.Error != "" {
+			t.Fatalf("%+v", r)
+		}
+		seqs[r.Seq], conns[r.Conn] = true, true
+		keys[r.Key]++
+	}
+	if len(rs) < 20 || len(seqs) != len(rs) || !seqs[1] || !seqs[len(rs)] {
+		t.Fatalf("%d results, %d distinct sequence numbers", len(rs), len(seqs))
+	}
+	if len(conns) != 4 {
+		t.Fatalf("%d connections for 4 closed loops", len(conns))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(keys) != 3 || !maps.Equal(keys, keyOf) {
+		t.Fatalf("keys sent %v, the server saw %v", keys, keyOf)
 	}
 }

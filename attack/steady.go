@@ -65,12 +65,7 @@ func (p Steady) Run(ctx context.Context, e *Engine, c *Collector) (results.Repor
 				}
 				// Each request's end is the instant the next would start:
 				// no clock reading of its own per request.
-				for {
-					r, ok := e.Do(ctx, Shot{Phase: "steady"})
-					if !ok || r.Done >= end {
-						return
-					}
-				}
+				e.loop(ctx, Shot{Phase: "steady"}, func(r *results.Result) bool { return r.Done < end })
 			}()
 		}
 		wg.Wait()
