@@ -375,7 +375,7 @@ func (h *h1conn) readResponse(r *results.Result) (keepAlive bool, err error) {
 			value := bytes.TrimSpace(hl[colon+1:])
 			switch { // the framing; a result keeps none of these
 			case equalFoldASCII(name, "content-length"):
-				contentLength, err = strconv.ParseInt(string(value), 10, 64)
+				contentLength, err = parseLength(value)
 				if err != nil || contentLength < 0 {
 					return false, fmt.Errorf("malformed Content-Length %q", value)
 				}
@@ -509,6 +509,22 @@ func trimCRLF(b []byte) []byte {
 		n--
 	}
 	return b[:n]
+}
+
+// parseLength is strconv.ParseInt(string(b), 10, 64), with a short way
+// for what a Content-Length nearly always is: up to 18 decimal digits.
+func parseLength(b []byte) (int64, error) {
+	if len(b) == 0 || len(b) > 18 {
+		return strconv.ParseInt(string(b), 10, 64)
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return strconv.ParseInt(string(b), 10, 64)
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, nil
 }
 
 // equalFoldASCII reports whether b is the lower-case ASCII word w in any

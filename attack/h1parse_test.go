@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"maps"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,5 +90,17 @@ func TestReadResponseAllocatesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per response", allocs)
+	}
+}
+
+// parseLength reads what strconv.ParseInt reads, errors too.
+func TestParseLength(t *testing.T) {
+	for _, s := range []string{"0", "2", "007", "123456789012345678", "1234567890123456789", "9223372036854775807",
+		"9223372036854775808", "+5", "-1", "", "1 2", "0x10", "١٢"} {
+		want, werr := strconv.ParseInt(s, 10, 64)
+		got, err := parseLength([]byte(s))
+		if got != want || (err == nil) != (werr == nil) {
+			t.Errorf("%q: %d, %v; strconv: %d, %v", s, got, err, want, werr)
+		}
 	}
 }
