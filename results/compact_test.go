@@ -257,13 +257,20 @@ func TestCompactAbandonedStreamKeepsFlushed(t *testing.T) {
 	path := filepath.Join(dir, "run.rcs")
 	rs := randomResults(rand.New(rand.NewPCG(5, 5)), 5000)
 	writeStream(t, path, StreamHeader{Command: "attack", Profile: "steady"}, rs, false) // never closed
-	time.Sleep(3 * streamFlushEvery)
+	// The flush is due streamFlushEvery after the last write; a loaded
+	// machine may run the flusher late, so wait for it up to a deadline.
 	renamed := filepath.Join(dir, "run.jsonl") // sniffed, not named
-	b, _ := os.ReadFile(path)
-	os.WriteFile(renamed, b, 0o644)
-	rec, err := ReadStreamFile(renamed)
-	if err != nil {
-		t.Fatal(err)
+	var rec *Recorded
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(streamFlushEvery) {
+		b, _ := os.ReadFile(path)
+		os.WriteFile(renamed, b, 0o644)
+		var err error
+		if rec, err = ReadStreamFile(renamed); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Results) == len(rs) || time.Now().After(deadline) {
+			break
+		}
 	}
 	if rec.End != nil || len(rec.Results) != len(rs) || !reflect.DeepEqual(rec.Results, normal(rs)) {
 		t.Fatalf("read back %d of %d flushed results (end %v)", len(rec.Results), len(rs), rec.End)
