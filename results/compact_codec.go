@@ -403,7 +403,7 @@ type cursor struct {
 func (c *cursor) uvarint() uint64 {
 	v, n := binary.Uvarint(c.b)
 	if n <= 0 {
-		c.bad, c.b = true, nil
+		c.fail()
 		return 0
 	}
 	c.b = c.b[n:]
@@ -413,7 +413,7 @@ func (c *cursor) uvarint() uint64 {
 func (c *cursor) varint() int64 {
 	v, n := binary.Varint(c.b)
 	if n <= 0 {
-		c.bad, c.b = true, nil
+		c.fail()
 		return 0
 	}
 	c.b = c.b[n:]
