@@ -88,7 +88,7 @@ func (o *Observation) Events() []Event {
 	perConn := o.PerConnection()
 	order := make([]int, 0, len(o.Results))
 	for i := range o.Results {
-		if Decided(&o.Results[i]) && OwnTraffic(o.Results[i].Phase, scope) {
+		if Decided(&o.Results[i]) && Counted(&o.Results[i], scope) {
 			order = append(order, i)
 		}
 	}

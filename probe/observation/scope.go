@@ -2,13 +2,13 @@ package observation
 
 import (
 	"fmt"
-	"github.com/ratecheck/ratecheck/probe/bypass"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ratecheck/ratecheck/probe/bypass"
 	"github.com/ratecheck/ratecheck/results"
 )
 
@@ -54,7 +54,8 @@ var SpoofPhases = []string{PhaseScopeXFF, PhaseScopeXRealIP, PhaseScopeForwarded
 // client's traffic, counted only when the limit counts every identity
 // together (or, for the second key, when it counts per key, under that key).
 // A bypass trial's request never is: one that got around the limit was
-// counted by another counter, if any.
+// counted by another counter, if any (one the limit held is replayed all
+// the same: Counted).
 func OwnTraffic(phase, scope string) bool {
 	if bypass.IsTrial(phase) {
 		return false
@@ -63,6 +64,19 @@ func OwnTraffic(phase, scope string) bool {
 		return true
 	}
 	return scope == ScopeGlobal || (scope == ScopePerKey && phase == PhaseScopeOther)
+}
+
+// Counted reports whether the limit counted r where it counts the probe's
+// own traffic: its own traffic (OwnTraffic), and a bypass trial it held —
+// rejected, so decided by the exhausted key's counter, which a limiter that
+// counts denied attempts charged for it. Seventeen held trials left out of
+// the replay of a counting sliding counter of 50 per minute made the true
+// model admit 8 of a later volley the server rejected.
+func Counted(r *results.Result, scope string) bool {
+	if bypass.IsTrial(r.Phase) {
+		return r.Rejected()
+	}
+	return OwnTraffic(r.Phase, scope)
 }
 
 // The outcomes of a trial.
