@@ -72,6 +72,13 @@ func (c *Collector) Add(r *results.Result) {
 	}
 }
 
+// Len is how many results it kept, without copying them.
+func (c *Collector) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.results)
+}
+
 // Results returns the kept results ordered by send time.
 func (c *Collector) Results() []*results.Result {
 	c.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratecheck/ratecheck/attack"
 	"github.com/ratecheck/ratecheck/probe/fit"
 	"github.com/ratecheck/ratecheck/probe/internal/probetest"
 	"github.com/ratecheck/ratecheck/targets/limiter"
@@ -74,7 +75,7 @@ func TestStillTiedDropsWhatTheRunRefuted(t *testing.T) {
 // in contention; the whole budget only when every model counts denied
 // attempts; knocking only when the models disagree on that.
 func TestNaturalEndOfADecidingProbe(t *testing.T) {
-	p := &planner{deadline: 59 * time.Second}
+	p := &planner{deadline: 59 * time.Second, col: attack.NewCollector(true)}
 	plain := fit.Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second}}
 	counting := fit.Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second, CountRejected: true}}
 	bucket := fit.Candidate{Config: limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20}}
@@ -87,11 +88,21 @@ func TestNaturalEndOfADecidingProbe(t *testing.T) {
 		{[]fit.Candidate{plain, bucket}, 30 * time.Second, false},
 		{[]fit.Candidate{plain, counting}, 30 * time.Second, true},
 		{[]fit.Candidate{counting, counting}, 59 * time.Second, false},
+		// A clear best and a rival whose margin is only thin: no quiet
+		// periods for the rival's sake.
+		{[]fit.Candidate{counting, behind(counting, 3)}, 30 * time.Second, false},
+		{[]fit.Candidate{counting, behind(bucket, 3)}, 30 * time.Second, true},
 	} {
 		if end, knock := p.naturalEnd(c.models); end != c.end || knock != c.knock {
 			t.Errorf("%v: end %v knock %v, want %v %v", c.models, end, knock, c.end, c.knock)
 		}
 	}
+}
+
+// behind is c missing n decisions.
+func behind(c fit.Candidate, n int) fit.Candidate {
+	c.Mismatches = n
+	return c
 }
 
 // The deciding experiment's contest holds each model once: a family whose
