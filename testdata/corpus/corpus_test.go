@@ -60,6 +60,13 @@ func TestCorpus(t *testing.T) {
 		})
 	}
 	t.Log("\n" + table(rows))
+	// Each miss's account again, after the table: CI keeps the tail of a
+	// failing run's output, where the subtests' messages are long gone.
+	for _, r := range rows {
+		if r.err == nil && r.j.Verdict != NamedRight {
+			t.Logf("%s (%s): %s", r.e.Name, r.j.Verdict, detail(r))
+		}
+	}
 	// Family right for every entry inside the model space (above), and
 	// the parameters (and a grid's alignment) too for at least nine in
 	// ten of them.
