@@ -569,6 +569,10 @@ func (p *planner) trace(ctx context.Context) {
 		if p.enough(tr, p.e.Now()-start) {
 			return
 		}
+		if lock, crowded := p.secondStepCrowdsOut(tr); crowded { // trace_one_step.go
+			p.note("trace stopped after one step: the key stayed shut %.1f s before it, and a second as late would leave the deciding experiments less than that", lock.Seconds())
+			return
+		}
 		w := p.traceSilence(ctx, tr, lastAdmit, rate)
 		if w == nil {
 			w = p.waitOutKnocking(ctx, tr, lastAdmit)

@@ -70,20 +70,50 @@ func (p *planner) traceWaitWanted(tr []*results.Result, rate float64, r *results
 	return wake+step+wait > p.naturalLength(wait) && wake <= p.deadline-answerGrace
 }
 
-// lastStep is how many admissions the trace's latest step had: its
-// admissions (in send order) split where none came for lockedAfter. A step
-// of fewer than stepSize is none.
+// lastStep is how many admissions the trace's latest step had (its
+// admissionGroups' last). A step of fewer than stepSize is none.
 func lastStep(tr []*results.Result) (int, bool) {
+	gs := admissionGroups(tr)
+	if len(gs) == 0 {
+		return 0, false
+	}
+	n := gs[len(gs)-1].n
+	return n, n >= stepSize
+}
+
+// admissionGroup is a run of the trace's admissions none of which came
+// lockedAfter after the one before: its first admission's send instant,
+// the latest admission before it (the trace's first send for the first
+// group), and its size.
+type admissionGroup struct {
+	first, before time.Duration
+	n             int
+}
+
+// admissionGroups are the trace's admissions in send order, split where
+// none came for lockedAfter.
+func admissionGroups(tr []*results.Result) []admissionGroup {
+	if len(tr) == 0 {
+		return nil
+	}
+	start := tr[0].Sent
+	for _, r := range tr {
+		start = min(start, r.Sent)
+	}
 	adm := observation.AdmittedSent(tr)
 	slices.Sort(adm)
-	n := 0
+	var gs []admissionGroup
 	for i, at := range adm {
-		if i > 0 && at-adm[i-1] > lockedAfter {
-			n = 0
+		switch {
+		case i == 0:
+			gs = append(gs, admissionGroup{first: at, before: start, n: 1})
+		case at-adm[i-1] > lockedAfter:
+			gs = append(gs, admissionGroup{first: at, before: adm[i-1], n: 1})
+		default:
+			gs[len(gs)-1].n++
 		}
-		n++
 	}
-	return n, n >= stepSize
+	return gs
 }
 
 // waitOutKnocking waits out the lock's Retry-After in silence, once per
