@@ -48,6 +48,7 @@ func FitAll(evs []observation.Event, h Hypotheses, rtt time.Duration) []FamilyFi
 		// run, and a composition that explains that is an alternative
 		// the verdict's confidence must own up to.
 		fits = append(fits, FamilyFit{Family: limiter.Tiers, Best: FitTiers(evs, h, rtt)})
+		unboundTiers(fits) // fit_unbound.go
 	}
 	return fits
 }

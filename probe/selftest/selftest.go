@@ -213,8 +213,8 @@ func observable(t limiter.Config) limiter.Config {
 		w.Rate, w.Burst, w.RefillEvery = 0, 0, 0
 		return w
 	}
-	if bucket, ok := bindingTier(t); ok {
-		return bucket
+	if single, ok := limiter.BindingTier(t); ok {
+		return single
 	}
 	if t.Algo == limiter.LeakyShaping && t.Burst == 0 && !t.QueueUnbounded {
 		// nginx limit_req with burst=0 has no queue: a request is admitted
@@ -225,28 +225,6 @@ func observable(t limiter.Config) limiter.Config {
 		return b
 	}
 	return t
-}
-
-// bindingTier is the bucket tier of two that must both admit (tiers all)
-// when the window tier beside it can never bind: in any window the bucket
-// admits at most its burst plus its rate times the window, and the
-// window's limit is more than that. The composition is then the bucket
-// alone, and no probe can see otherwise.
-func bindingTier(t limiter.Config) (limiter.Config, bool) {
-	if t.Algo != limiter.Tiers || t.TierMode != limiter.TiersAll {
-		return t, false
-	}
-	isBucket := func(a string) bool { return a == limiter.TokenBucket || a == limiter.LeakyShaping }
-	for _, pair := range [][2]limiter.Tier{{t.Tiers[0], t.Tiers[1]}, {t.Tiers[1], t.Tiers[0]}} {
-		b, w := pair[0], pair[1]
-		if !isBucket(b.Algo) || isBucket(w.Algo) || w.Window <= 0 {
-			continue
-		}
-		if float64(w.Limit) > float64(b.Burst)+b.Rate*w.Window.Seconds() {
-			return b.Config(t.Origin), true
-		}
-	}
-	return t, false
 }
 
 // demoTargets are one built-in target per family, then one per variant (a
