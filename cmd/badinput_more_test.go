@@ -172,7 +172,8 @@ func TestBadInputMatrixMore(t *testing.T) {
 	// TLS port.
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // its complaints about plain requests
-	defer tlsSrv.Close()
+	// Closed after the cases, which run in parallel.
+	t.Cleanup(tlsSrv.Close)
 	tlsAddr := strings.TrimPrefix(tlsSrv.URL, "https://")
 	cases := badInputCasesMore()
 	for i := range cases {

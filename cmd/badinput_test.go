@@ -450,6 +450,9 @@ func runBadInputMatrix(t *testing.T, cases []badInputCase) {
 		}
 		seen[c.name] = true
 		t.Run(c.name, func(t *testing.T) {
+			// Each case runs in a directory and a process group of its
+			// own, and mostly waits on the binary: side by side.
+			t.Parallel()
 			if c.nginx {
 				needNginx(t)
 			}

@@ -529,9 +529,16 @@ func probeJSON(t *testing.T, target string) (out report.ProbeOutput, stdout stri
 // and the evidence says which nginx configuration behaves the same.
 func TestProbeNginx(t *testing.T) {
 	needNginx(t)
-	inRepoRoot(t)
+	// Two live probes that mostly wait on their own nginx: side by side,
+	// and beside the other parallel tests (so no chdir: absolute paths).
+	t.Parallel()
+	conf, err := filepath.Abs(filepath.Join("..", "testdata", "nginx"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Run("burst.conf", func(t *testing.T) {
-		out, raw := probeJSON(t, "nginx:testdata/nginx/burst.conf")
+		t.Parallel()
+		out, raw := probeJSON(t, "nginx:"+filepath.Join(conf, "burst.conf"))
 		inf := out.Inference
 		if inf.Family != "leaky_shaping" {
 			t.Fatalf("family %q, want leaky_shaping: %s", inf.Family, raw)
@@ -542,7 +549,8 @@ func TestProbeNginx(t *testing.T) {
 		}
 	})
 	t.Run("burst-nodelay.conf", func(t *testing.T) {
-		out, raw := probeJSON(t, "nginx:testdata/nginx/burst-nodelay.conf")
+		t.Parallel()
+		out, raw := probeJSON(t, "nginx:"+filepath.Join(conf, "burst-nodelay.conf"))
 		inf := out.Inference
 		if inf.Family != "token_bucket" {
 			t.Fatalf("family %q, want token_bucket: %s", inf.Family, raw)

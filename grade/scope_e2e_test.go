@@ -11,7 +11,7 @@ import (
 // The acceptance for spoofable keys: a limit that trusts
 // X-Forwarded-For fails scope.spoofable and grades D or worse; the honest
 // per-address limit passes it.
-func TestScopeSpoofableEndToEnd(t *testing.T) {
+func TestSimScopeSpoofableEndToEnd(t *testing.T) {
 	t.Parallel()
 	p := runProbe(t, "builtin:token_bucket?rate=10/s&burst=20&scope=ip&key=forwarded")
 	c := check(t, p.report, "scope.spoofable", Fail)

@@ -32,6 +32,7 @@ func probeURL(t *testing.T, url string, opt Options) (Inference, error) {
 // that redirects, one that is gone. Each probe runs once; the blocked and
 // the redirecting one stop after the first burst.
 func TestProbeBadTargets(t *testing.T) {
+	t.Parallel() // live probes mostly wait on their servers: side by side
 	always := func(code int) *httptest.Server {
 		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if code == 301 {
@@ -85,6 +86,7 @@ func TestProbeBadTargets(t *testing.T) {
 // the run and ends the trace in under a second, where the default budget
 // traced for the whole MaxTime.
 func TestProbeBehaviourChangesMidway(t *testing.T) {
+	t.Parallel() // live probes mostly wait on their servers: side by side
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		i := n.Add(1)

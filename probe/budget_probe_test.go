@@ -14,7 +14,7 @@ import (
 // short window's probe does not grow, a --max-time is never passed, and a
 // window of an hour is not waited for.
 
-// TestBudgetGrowsToNameAMinuteWindow: the commonest real limit, N per
+// TestSimBudgetGrowsToNameAMinuteWindow: the commonest real limit, N per
 // minute, named right with the default budget, which grew past the
 // default and stayed under its ceiling, within two windows and 10 s
 // (plan.NaturalSpan): its locks knocked on sparsely but at the returns the
@@ -22,7 +22,7 @@ import (
 // fraction of its request budget, and a limiter that counts denied
 // attempts waited out in silence once its knocking is seen to keep it shut
 // (probe/plan's waitOutKnocking).
-func TestBudgetGrowsToNameAMinuteWindow(t *testing.T) {
+func TestSimBudgetGrowsToNameAMinuteWindow(t *testing.T) {
 	const window = time.Minute
 	for _, tc := range []struct {
 		builtin, family, align string
@@ -64,9 +64,9 @@ func TestBudgetGrowsToNameAMinuteWindow(t *testing.T) {
 	}
 }
 
-// TestBudgetStaysForAShortWindow: a window of 2 s is traced within the
+// TestSimBudgetStaysForAShortWindow: a window of 2 s is traced within the
 // default budget, which does not grow.
-func TestBudgetStaysForAShortWindow(t *testing.T) {
+func TestSimBudgetStaysForAShortWindow(t *testing.T) {
 	res := probeSim(t, "builtin:fixed_window?limit=20&window=2s", "", Options{})
 	if b := res.Observation.Budget; b.GrewTo != 0 {
 		t.Errorf("budget grew to %s for a 2 s window: %s", b.GrewTo, b.Why)
@@ -76,9 +76,9 @@ func TestBudgetStaysForAShortWindow(t *testing.T) {
 	}
 }
 
-// TestBudgetNeverPastMaxTime: a --max-time is a hard cap. The minute window
+// TestSimBudgetNeverPastMaxTime: a --max-time is a hard cap. The minute window
 // it cannot hold is inconclusive, and the reason names a budget that would.
-func TestBudgetNeverPastMaxTime(t *testing.T) {
+func TestSimBudgetNeverPastMaxTime(t *testing.T) {
 	res := probeSim(t, "builtin:sliding_log?limit=50&window=1m", "", Options{MaxTime: time.Minute})
 	if b := res.Observation.Budget; b.GrewTo != 0 || b.Ceiling != 0 {
 		t.Errorf("a budget given grew: %+v", b)
@@ -91,10 +91,10 @@ func TestBudgetNeverPastMaxTime(t *testing.T) {
 	}
 }
 
-// TestBudgetNotGrownForAnHour: a window of an hour, which the RateLimit
+// TestSimBudgetNotGrownForAnHour: a window of an hour, which the RateLimit
 // policy names, is beyond any probe's ceiling: the run keeps its minute and
 // says why.
-func TestBudgetNotGrownForAnHour(t *testing.T) {
+func TestSimBudgetNotGrownForAnHour(t *testing.T) {
 	res := probeSim(t, "builtin:fixed_window?limit=60&window=1h", "", Options{})
 	if b := res.Observation.Budget; b.GrewTo != 0 {
 		t.Errorf("budget grew to %s for an hour's window: %s", b.GrewTo, b.Why)

@@ -41,7 +41,7 @@ func byOutcome(s *bypass.Suite) map[bypass.Outcome][]string {
 
 // Each defect of a built-in target is found by its own trials and by no
 // other, and the honest twin shows none, on the real plan (simulated).
-func TestBypassSuiteFindsEachDefectAndNoOther(t *testing.T) {
+func TestSimBypassSuiteFindsEachDefectAndNoOther(t *testing.T) {
 	const base = "builtin:token_bucket?rate=5/s&burst=5"
 	for _, c := range []struct {
 		spec  string
@@ -97,7 +97,7 @@ func TestBypassSuiteFindsEachDefectAndNoOther(t *testing.T) {
 // shows no way around it on any seed of a jittery, stalling link, whatever
 // recovers during the suite: a bucket refilling, a window resetting, a log
 // sliding. A recovery may make a trial unclear, never a finding.
-func TestBypassSuiteFindsNothingOnHonestLimits(t *testing.T) {
+func TestSimBypassSuiteFindsNothingOnHonestLimits(t *testing.T) {
 	for _, spec := range []string{
 		"builtin:token_bucket?rate=20/s&burst=10&scope=ip",
 		"builtin:fixed_window?limit=10&window=1s&scope=ip",

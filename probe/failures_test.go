@@ -101,6 +101,7 @@ func TestLostWatchStopsOnAStreakOutsideBursts(t *testing.T) {
 // A real server closed mid-probe: the plan stops soon after (it does not
 // knock on a dead port for the rest of its budget) and names nothing.
 func TestProbeOfATargetThatDiesStopsAndNamesNothing(t *testing.T) {
+	t.Parallel() // live probes mostly wait on their servers: side by side
 	srv, err := refserver.StartBuiltin("builtin:token_bucket?rate=10/s&burst=20")
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // named, but what the run measured is the partial answer — the capacity
 // admitted from idle, the remaining count counting it down, the status —
 // and the window is the headers' declaration, never an observation.
-func TestQuotaOfAnHourIsAPartialAnswer(t *testing.T) {
+func TestSimQuotaOfAnHourIsAPartialAnswer(t *testing.T) {
 	res := probeSim(t, "builtin:fixed_window?limit=60&window=1h", "", Options{})
 	inf, q := res.Inference, res.Inference.Quota
 	if inf.Family != Inconclusive || q == nil {
@@ -39,7 +39,7 @@ func TestQuotaOfAnHourIsAPartialAnswer(t *testing.T) {
 // budget, the probe measures it. (A budget of 500 against 600 an hour:
 // the default 2,000 against 5,000 is the same rule, at ten times the
 // CPU.)
-func TestQuotaTheBudgetCannotSpendIsRefused(t *testing.T) {
+func TestSimQuotaTheBudgetCannotSpendIsRefused(t *testing.T) {
 	const target = "builtin:fixed_window?limit=600&window=1h"
 	req, err := attack.NewRequest("GET", simTarget, nil, "")
 	if err != nil {

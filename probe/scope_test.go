@@ -77,7 +77,7 @@ func TestScopeFindingsFromTrials(t *testing.T) {
 // server does (seeded: the same run every time). That real sockets give
 // the trials what they need — a second source address, fresh connections
 // the server tells apart — is TestProbeFindsTheScopeOnRealSockets.
-func TestProbeFindsTheScope(t *testing.T) {
+func TestSimProbeFindsTheScope(t *testing.T) {
 	for _, c := range []struct {
 		spec      string
 		keyHeader string
@@ -144,10 +144,11 @@ func assertStreamSaysTheScope(t *testing.T, path string, inf Inference) {
 // and a fresh TCP connection is one the server keys apart from the probe's
 // own. Each is decided by the trials' own admissions and rejections, which
 // a loaded machine delays but does not change; the family and its numbers,
-// and the results file read back, are TestProbeFindsTheScope's, on the
+// and the results file read back, are TestSimProbeFindsTheScope's, on the
 // simulator. (Per connection nothing is rejected in the bursts, so that
 // probe needs the sustained phase: 8 s.)
 func TestProbeFindsTheScopeOnRealSockets(t *testing.T) {
+	t.Parallel() // live probes mostly wait on their servers: side by side
 	for _, c := range []struct {
 		spec    string
 		scope   string

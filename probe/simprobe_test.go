@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ratecheck/ratecheck/attack"
+	"github.com/ratecheck/ratecheck/internal/testenv"
 	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
@@ -31,6 +32,7 @@ const simTarget = "http://127.0.0.1/"
 // spec) simulated across network.
 func simOptions(t testing.TB, builtin, network string, opt Options) Options {
 	t.Helper()
+	testenv.Simulated(t)
 	cfg, err := sim.ParseSpec(sim.FromBuiltin(builtin, network))
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +65,7 @@ func probeSim(t testing.TB, builtin, keyHeader string, opt Options) *Result {
 // holding a slot, so the concurrency cap's "a release just before may not
 // have freed its slot yet" must not excuse it. With that excuse the sweep
 // (seed 1071817279636263) named this fleet a concurrency cap at 0.84.
-func TestReplicatedBucketIsNoConfidentConcurrencyCap(t *testing.T) {
+func TestSimReplicatedBucketIsNoConfidentConcurrencyCap(t *testing.T) {
 	req, err := attack.NewRequest("GET", simTarget, nil, "")
 	if err != nil {
 		t.Fatal(err)

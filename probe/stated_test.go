@@ -12,7 +12,7 @@ import (
 
 // A stated capacity a burst exceeds stops the probe after that burst, with
 // the burst as the evidence; one the burst does not exceed lets it run on.
-func TestStatedCapacityRefutedByTheBurst(t *testing.T) {
+func TestSimStatedCapacityRefutedByTheBurst(t *testing.T) {
 	const target = "builtin:fixed_window?limit=100&window=1m"
 	wrong := Stated{What: "limit=80", AtOnce: 81, Straddle: true, Window: 54 * time.Second}
 	res := probeSim(t, target, "", Options{Stated: []Stated{wrong}})

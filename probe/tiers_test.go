@@ -173,7 +173,7 @@ func TestTiersJSONRoundTrip(t *testing.T) {
 // (10/s burst 5 and 12 per 5 s), named with both tiers within the accuracy
 // bars. The second tier binds within the trace wherever the wall grid
 // falls: 12 are spent within 1.6 s of any boundary.
-func TestProbeNamesTwoTiers(t *testing.T) {
+func TestSimProbeNamesTwoTiers(t *testing.T) {
 	for _, c := range []struct {
 		spec   string
 		mode   string

@@ -10,7 +10,6 @@ import (
 	"github.com/ratecheck/ratecheck/probe/observation"
 	"github.com/ratecheck/ratecheck/results"
 	"github.com/ratecheck/ratecheck/targets/limiter"
-	"github.com/ratecheck/ratecheck/targets/sim"
 )
 
 // A dense trace is one chain of arrivals each within the timing
@@ -126,17 +125,14 @@ func TestOneReleaseDoesNotExcuseARejection(t *testing.T) {
 // "explains" (any order of arrivals and releases within the uncertainty
 // will do) is named no better than not refuted. The sweep's seed that
 // named it at 0.88.
-func TestCapHoldingNothingIsNotConfident(t *testing.T) {
+func TestSimCapHoldingNothingIsNotConfident(t *testing.T) {
 	const spec = "builtin:tiers?mode=either&t1=token_bucket:rate=182.21/s,burst=1&t2=fixed_window:limit=126,window=4s"
-	cfg, err := sim.ParseSpec(sim.FromBuiltin(spec, "jitter=3.84ms&rtt=25.01ms&seed=3334709453405464"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	opt := simOptions(t, spec, "jitter=3.84ms&rtt=25.01ms&seed=3334709453405464", Options{})
 	req, err := attack.NewRequest("GET", simTarget, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), req, Options{Network: sim.Func(cfg), Target: spec})
+	res, err := Run(context.Background(), req, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,13 @@ import (
 	"github.com/ratecheck/ratecheck/probe/plan"
 )
 
-// TestGuidedTraceSurvivesWrongHeaders: the guided trace knocks sparsely
+// TestSimGuidedTraceSurvivesWrongHeaders: the guided trace knocks sparsely
 // until the return a rejection's headers name (probe/plan's
 // trace_guided.go). A header that names it too late is caught by the
 // sparse knocks, one too early by the knocking after it, one that never
 // moves by the return drifting from it: each still names a minute window
 // right, within two windows and 10 s.
-func TestGuidedTraceSurvivesWrongHeaders(t *testing.T) {
+func TestSimGuidedTraceSurvivesWrongHeaders(t *testing.T) {
 	for _, fault := range []string{"long-retry-after", "short-retry-after", "frozen-reset", "early-reset"} {
 		t.Run(fault, func(t *testing.T) {
 			t.Parallel()

@@ -13,7 +13,7 @@ import (
 
 // A plain sliding counter is not called counting. (The counting one is a
 // demo row: probe/selftest probes it and checks its flag and evidence.)
-func TestProbeDoesNotCallAPlainCounterCounting(t *testing.T) {
+func TestSimProbeDoesNotCallAPlainCounterCounting(t *testing.T) {
 	plain := probeSim(t, "builtin:sliding_counter?limit=10&window=2s", "", Options{MaxTime: 30 * time.Second}).Inference
 	if plain.Family != "sliding_counter" || plain.CountsRejected == nil || *plain.CountsRejected {
 		t.Fatalf("plain counter inferred %s (counts_rejected %v)", plain.Summary(), plain.CountsRejected)
@@ -23,7 +23,7 @@ func TestProbeDoesNotCallAPlainCounterCounting(t *testing.T) {
 // A pacer that never rejects is named leaky_shaping with an unbounded
 // queue and its rate, never none; before, the held-back burst made the
 // probe inconclusive.
-func TestProbeNamesAPacer(t *testing.T) {
+func TestSimProbeNamesAPacer(t *testing.T) {
 	res := probeSim(t, "builtin:leaky_shaping?rate=40/s&burst=unbounded", "", Options{MaxTime: 20 * time.Second})
 	inf := res.Inference
 	if inf.Family != "leaky_shaping" || inf.Queue != QueueUnbounded || inf.RatePerS < 36 || inf.RatePerS > 44 {
@@ -41,7 +41,7 @@ func TestProbeNamesAPacer(t *testing.T) {
 
 // A pacer that lets idle time be caught up (uber-go/ratelimit's slack of
 // ten requests) serves the first eleven of a burst at once: delay=10.
-func TestProbeNamesAPacerWithSlack(t *testing.T) {
+func TestSimProbeNamesAPacerWithSlack(t *testing.T) {
 	res := probeSim(t, "builtin:leaky_shaping?rate=40/s&burst=unbounded&delay=10", "", Options{MaxTime: 20 * time.Second})
 	inf := res.Inference
 	if inf.Family != "leaky_shaping" || inf.Queue != QueueUnbounded || inf.RatePerS < 36 || inf.RatePerS > 44 || inf.Delay < 9 || inf.Delay > 11 {

@@ -99,7 +99,7 @@ func TestTraceStopsOnAContinuousRefill(t *testing.T) {
 // boundary. Its first 2 s look like a continuous refill; the trace must
 // not stop there, but go on until it has seen the window's steps: the
 // probe that stopped at 2 s named a first-aligned window of the wrong
-// length (TestProbeNamesTwoTiers/all, about 1 run in 4 under load).
+// length (TestSimProbeNamesTwoTiers/all, about 1 run in 4 under load).
 func TestTraceDoesNotStopOnABucketBehindAWindow(t *testing.T) {
 	tiers := limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll}
 	tiers.Tiers[0] = limiter.Tier{Algo: limiter.TokenBucket, Rate: 10, Burst: 5}

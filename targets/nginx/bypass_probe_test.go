@@ -15,6 +15,7 @@ import (
 // $connection is a limit per connection: the scope trials name it.)
 func TestProbeFindsNginxBypasses(t *testing.T) {
 	testenv.NeedNginx(t)
+	t.Parallel()
 	for _, c := range []struct {
 		conf string
 		kind bypass.Kind // the kind found; "" for none

@@ -45,6 +45,7 @@ func probeConf(t *testing.T, conf string) probe.Inference {
 // says so in the evidence.
 func TestProbeReadsNginxDelay(t *testing.T) {
 	testenv.NeedNginx(t)
+	t.Parallel() // the probe mostly waits on its own nginx
 	inf := probeConf(t, "burst-delay.conf")
 	if inf.Family != limiter.LeakyShaping || inf.Delay != 4 || inf.Burst != 10 || math.Abs(inf.RatePerS-10) > 1 {
 		t.Fatalf("inferred %s (delay %d), want leaky_shaping 10/s, queue 10, delay 4", inf.Summary(), inf.Delay)
@@ -62,6 +63,7 @@ func TestProbeReadsNginxDelay(t *testing.T) {
 // the deep queue's length known only to the interval the run pins.
 func TestProbeNamesTwoNginxZones(t *testing.T) {
 	testenv.NeedNginx(t)
+	t.Parallel() // the probe mostly waits on its own nginx
 	inf := probeConf(t, "two-zones.conf")
 	if inf.Family != limiter.Tiers || inf.TiersMode != limiter.TiersAll || len(inf.Tiers) != 2 {
 		t.Fatalf("inferred %s (confidence %.2f)", inf.Summary(), inf.Confidence)

@@ -127,6 +127,7 @@ func failedOf(rs []results.Result) (n int, first string) {
 // added latency nor policing for shaping.
 func TestProbeOverHTTPSMatchesHTTP(t *testing.T) {
 	testenv.NeedNginx(t)
+	t.Parallel() // the probes mostly wait on their own nginx
 	certFile, keyFile := selfSignedFiles(t)
 	for _, c := range []struct {
 		conf, family string
@@ -136,6 +137,7 @@ func TestProbeOverHTTPSMatchesHTTP(t *testing.T) {
 		{"burst-nodelay.conf", "token_bucket", 6},
 	} {
 		t.Run(c.conf, func(t *testing.T) {
+			t.Parallel()
 			conf := filepath.Join("..", "..", "testdata", "nginx", c.conf)
 			plain := probeNginx(t, conf, "", "")
 			tls := probeNginx(t, conf, certFile, keyFile)
@@ -158,6 +160,7 @@ func TestProbeOverHTTPSMatchesHTTP(t *testing.T) {
 // honest zone on the address holds against either version.
 func TestProbeFindsNginxHTTP2Bypass(t *testing.T) {
 	testenv.NeedNginx(t)
+	t.Parallel()
 	certFile, keyFile := selfSignedFiles(t)
 	for _, c := range []struct {
 		conf  string
