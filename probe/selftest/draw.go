@@ -32,6 +32,8 @@ const (
 	shareStall         = 0.25
 	shareFault         = 0.05
 	shareInterrupt     = 0.05
+	// maxSlack: the most requests a pacer with slack serves at once.
+	maxSlack = 20
 )
 
 // familyWeights: how often each family is drawn, the commonest real ones
@@ -133,7 +135,13 @@ func drawParams(rng *rand.Rand, algo string, q url.Values) {
 		q.Set("rate", drawRate(rng))
 		switch x := rng.Float64(); {
 		case x < 0.1:
+			// A pacer; half of them let idle time be caught up, serving
+			// the first requests of a burst at once (uber-go/ratelimit's
+			// slack, 10 by default).
 			q.Set("burst", "unbounded")
+			if x < 0.05 {
+				q.Set("delay", strconv.Itoa(1+rng.IntN(maxSlack)))
+			}
 		default:
 			b := rng.IntN(50)
 			q.Set("burst", strconv.Itoa(b))
