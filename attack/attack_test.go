@@ -120,11 +120,17 @@ func TestBoundaryLearnsByProbing(t *testing.T) {
 // Token bucket b=20 (r=1/s) admits exactly 20 of a burst of 50 released together;
 // nginx-style shaping (r=4/s, burst=5) admits 6 with delays stepping 250 ms.
 func TestBurstProfile(t *testing.T) {
+	const tokenBucketRefill = time.Second // rate=1/s
 	rep, _, _ := runProfile(t, "builtin:token_bucket?rate=1/s&burst=20", Burst{K: 50}, Options{})
 	m := *rep.Metrics.Burst
 	// A token returns every second; the whole burst is decided well within
-	// that even on a loaded machine, so exactly 20.
-	if m.Admitted != 20 || m.Rejected != 30 || m.Delayed != 0 {
+	// that even on a loaded machine, so exactly 20. Nothing is queued: a
+	// request that waited for a token would answer a whole second late.
+	// How many count as "delayed" is not asserted: that count compares
+	// each answer with this burst's own noise, and a reader stalled a few
+	// ms after the last rejection (seen in CI: one answer 5.4 ms late)
+	// crosses it without any queue.
+	if m.Admitted != 20 || m.Rejected != 30 || m.AddedMax >= tokenBucketRefill/2 {
 		t.Fatalf("token bucket burst: %+v", m)
 	}
 	// 250 ms slots: the in-process server must decide all 20 before one
