@@ -296,7 +296,8 @@ func badInputCases() []badInputCase {
 		{name: "builtin-tiers-no-mode", args: []string{"probe", "builtin:tiers?t1=token_bucket:rate=10/s,burst=5&t2=fixed_window:limit=30,window=1m"}, code: 2, msg: []string{"tiers needs mode=all", "mode=either"}},
 		{name: "builtin-tiers-missing-tier", args: []string{"probe", "builtin:tiers?mode=all&t1=token_bucket:rate=10/s,burst=5"}, code: 2, msg: []string{"t2 is missing", "t2=token_bucket:rate=10/s,burst=5"}},
 		{name: "builtin-tiers-bad-tier", args: []string{"probe", "builtin:tiers?mode=either&t1=concurrency:max-inflight=3&t2=fixed_window:limit=8"}, code: 2, msg: []string{`t1 "concurrency:max-inflight=3"`, "FAMILY one of token_bucket"}},
-		{name: "builtin-tiers-variant-in-tier", args: []string{"probe", "builtin:tiers?mode=all&t1=token_bucket:rate=10/s&t2=fixed_window:limit=8,count-rejected=on"}, code: 2, msg: []string{`not "count-rejected"`, "do not apply to a tier"}},
+		{name: "builtin-tiers-variant-in-tier", args: []string{"probe", "builtin:tiers?mode=all&t1=token_bucket:rate=10/s&t2=fixed_window:limit=8,penalty=restart"}, code: 2, msg: []string{`not "penalty"`, "do not apply to a tier"}},
+		{name: "builtin-tiers-counting-bucket", args: []string{"probe", "builtin:tiers?mode=all&t1=token_bucket:rate=10/s,count-rejected=on&t2=fixed_window:limit=8"}, code: 2, msg: []string{"count-rejected=on applies to fixed_window, sliding_log and sliding_counter, not token_bucket"}},
 		{name: "serve-tiers-on-bucket", args: []string{"serve", "--algo", "token_bucket", "--mode", "all"}, code: 2, msg: []string{"apply to algorithm tiers only"}},
 
 		// ---- probe

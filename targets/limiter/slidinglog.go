@@ -84,8 +84,8 @@ func (l *slidingLog) allowCounting(key string, now instant) Decision {
 	return d
 }
 
-// check is Allow without the charge (checker), for a log of admissions
-// (a composition's tiers never count rejections).
+// check is Allow without the charge (checker), for a log of admissions or,
+// counting denied attempts, of attempts.
 func (l *slidingLog) check(key string, at time.Time) Decision {
 	now := l.clock.at(at)
 	L := l.cfg.Limit
@@ -101,8 +101,10 @@ func (l *slidingLog) check(key string, at time.Time) Decision {
 	}
 	d.Remaining = max(L-n, 0)
 	if n >= L {
+		// A log that counts denied attempts holds more than L: room
+		// comes when the (n−L+1)-th oldest leaves.
 		d.Allowed = false
-		d.RetryAfter = s.ring[head].add(l.cfg.Window).sub(now)
+		d.RetryAfter = s.ring[(head+n-L)%len(s.ring)].add(l.cfg.Window).sub(now)
 	}
 	if n > 0 {
 		d.Reset = s.ring[(head+n-1)%len(s.ring)].add(l.cfg.Window).sub(now)

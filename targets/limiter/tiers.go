@@ -18,8 +18,12 @@ import (
 //   - TiersEither: the first (primary) tier admits if it can, else the
 //     second (the pool) does; only the tier that admitted is charged.
 //
-// Each tier is a plain rate family: it neither counts rejections nor
-// punishes them, so asking a tier that rejects charges it nothing.
+// A tier is a plain rate family that punishes nothing, so asking a tier
+// that rejects charges it nothing — unless it is a window that counts
+// denied attempts (Tier.CountRejected): then every attempt it is asked
+// about is charged to it, as HAProxy's counters and many Redis sliding
+// windows count every tracked request. In the either mode a request the
+// primary denies is asked of the pool, so both count it.
 
 // Tiers is the family name of a two-tier composition.
 const Tiers = "tiers"
@@ -41,6 +45,9 @@ type Tier struct {
 	Limit      int
 	Window     time.Duration
 	Align      string
+	// CountRejected: a window tier charges the attempts it denies too
+	// (fixed_window, sliding_log, sliding_counter).
+	CountRejected bool
 }
 
 // tierFamilies are the families a tier may be: the ones that limit a rate
@@ -49,12 +56,12 @@ type Tier struct {
 var tierFamilies = [...]string{TokenBucket, LeakyShaping, FixedWindow, SlidingLog, SlidingCounter}
 
 // tierParams are the parameters a tier's spelling accepts.
-var tierParams = [...]string{"rate", "burst", "delay", "limit", "window", "align"}
+var tierParams = [...]string{"rate", "burst", "delay", "limit", "window", "align", "count-rejected"}
 
 // Config is the tier as a limiter of its own.
 func (t Tier) Config(origin time.Time) Config {
 	return Config{Algo: t.Algo, Rate: t.Rate, Burst: t.Burst, DelayAfter: t.DelayAfter, Limit: t.Limit,
-		Window: t.Window, Align: t.Align, Origin: origin}
+		Window: t.Window, Align: t.Align, CountRejected: t.CountRejected, Origin: origin}
 }
 
 // TierOf is the tier c describes (its family's parameters only).
@@ -67,7 +74,7 @@ func TierOf(c Config) Tier {
 			t.DelayAfter = c.DelayAfter
 		}
 	case FixedWindow, SlidingLog, SlidingCounter:
-		t.Limit, t.Window = c.Limit, c.Window
+		t.Limit, t.Window, t.CountRejected = c.Limit, c.Window, c.CountRejected
 		if c.Algo != SlidingLog {
 			t.Align = c.Align
 		}
@@ -89,6 +96,9 @@ func (t Tier) String() string {
 		kv = append(kv, fmt.Sprintf("limit=%d", t.Limit), "window="+t.Window.String())
 		if t.Align != "" && t.Align != AlignWall && t.Algo != SlidingLog {
 			kv = append(kv, "align="+t.Align)
+		}
+		if t.CountRejected {
+			kv = append(kv, "count-rejected=on")
 		}
 	}
 	return t.Algo + ":" + strings.Join(kv, ",")
@@ -114,7 +124,7 @@ func ParseTier(s string) (Tier, error) {
 		case !ok:
 			return Tier{}, fmt.Errorf("%q: %q has no value: write key=value, pairs separated by commas", s, kv)
 		case !slices.Contains(tierParams[:], k):
-			return Tier{}, fmt.Errorf("%q: a tier takes %s, not %q (count-rejected, penalty and block do not apply to a tier)", s, strings.Join(tierParams[:], ", "), k)
+			return Tier{}, fmt.Errorf("%q: a tier takes %s, not %q (penalty and block do not apply to a tier)", s, strings.Join(tierParams[:], ", "), k)
 		case seen[k]:
 			return Tier{}, fmt.Errorf("%q: %s is given twice: keep one", s, k)
 		}
@@ -198,9 +208,22 @@ func (c *tiered) Allow(key string, now time.Time) Decision {
 func (c *tiered) all(key string, now time.Time) Decision {
 	a, b := c.t[0].check(key, now), c.t[1].check(key, now)
 	if !a.Allowed || !b.Allowed {
-		// Nothing is charged. A silent client only gains capacity in
-		// every tier, so the composition admits again once the later of
-		// the two tiers does.
+		// Nothing is charged but to a tier that counts denied attempts.
+		// A silent client only gains capacity in every tier, so the
+		// composition admits again once the later of the two tiers does.
+		// Such a tier may have had room for this attempt: charged, it
+		// may have none left, and it says when it will again.
+		for i, t := range c.t {
+			if c.cfg.Tiers[i].CountRejected {
+				t.Allow(key, now)
+				after := t.check(key, now).RetryAfter
+				if i == 0 {
+					a.RetryAfter = max(a.RetryAfter, after)
+				} else {
+					b.RetryAfter = max(b.RetryAfter, after)
+				}
+			}
+		}
 		return Decision{Limit: min(a.Limit, b.Limit), Remaining: 0, Reset: max(a.Reset, b.Reset),
 			RetryAfter: max(a.RetryAfter, b.RetryAfter)}
 	}
@@ -210,7 +233,8 @@ func (c *tiered) all(key string, now time.Time) Decision {
 }
 
 // either asks the primary tier, then the pool: a plain tier that rejects
-// is charged nothing. What is left at once is both tiers' remainders (the
+// is charged nothing, one that counts denied attempts is charged anyway
+// (its own Allow does it). What is left at once is both tiers' remainders (the
 // primary's first, then the pool's), and the composition admits again as
 // soon as either tier does.
 func (c *tiered) either(key string, now time.Time) Decision {

@@ -1,6 +1,7 @@
 package limiter
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -115,6 +116,51 @@ func TestTiersEitherPrimaryThenPool(t *testing.T) {
 	}
 }
 
+// A short window with a burst pool beside it, both counting denied
+// attempts: a client that keeps knocking after the burst is charged in
+// the primary and then in the pool on every attempt, so neither comes back
+// while it knocks faster than the primary's limit; once it falls silent,
+// the primary returns after its window and the pool after its own.
+func TestTiersEitherCountingKeepsAKnockerOut(t *testing.T) {
+	c := tiersOf(t, TiersEither, "sliding_log:limit=4,window=1s,count-rejected=on", "sliding_log:limit=8,window=10s,count-rejected=on")
+	l := mustNew(t, c)
+	if got := volley(l, "k", t0, 20); got != 12 {
+		t.Fatalf("burst admitted %d, want 4+8", got)
+	}
+	// Knocking every 100 ms for 12 s: the plain composition would admit
+	// the primary's 4 every second; counting, every knock refills the
+	// primary's log, and the pool's too.
+	at := t0
+	for range 120 {
+		at = at.Add(100 * time.Millisecond)
+		if d := l.Allow("k", at); d.Allowed {
+			t.Fatalf("admitted at %s while knocking 10/s against 4/s counted", at.Sub(t0))
+		}
+	}
+	// Silent for the primary's window: its 4 come back, not the pool's.
+	at = at.Add(time.Second)
+	if got := volley(l, "k", at, 12); got != 4 {
+		t.Fatalf("after 1 s of silence %d admitted, want the primary's 4", got)
+	}
+	// Silent for the pool's window: both come back whole.
+	at = at.Add(10 * time.Second)
+	if got := volley(l, "k", at, 20); got != 12 {
+		t.Fatalf("after 10 s of silence %d admitted, want 4+8", got)
+	}
+	plain := tiersOf(t, TiersEither, "sliding_log:limit=4,window=1s", "sliding_log:limit=8,window=10s")
+	l = mustNew(t, plain)
+	volley(l, "k", t0, 20)
+	admitted := 0
+	for at := t0.Add(100 * time.Millisecond); at.Before(t0.Add(12 * time.Second)); at = at.Add(100 * time.Millisecond) {
+		if l.Allow("k", at).Allowed {
+			admitted++
+		}
+	}
+	if admitted < 40 {
+		t.Fatalf("the plain composition admitted %d knocks in 12 s, want the primary's 4 a second", admitted)
+	}
+}
+
 // Retry-After and Remaining of a composition tell the truth: after a
 // rejection, a silent client is rejected just before RetryAfter and
 // admitted at it; after any decision exactly Remaining requests at that
@@ -128,6 +174,11 @@ func TestTiersRetryAfterAndRemainingAreTrue(t *testing.T) {
 		tiersOf(t, TiersEither, "token_bucket:rate=4/s,burst=4", "fixed_window:limit=8,window=10s"),
 		tiersOf(t, TiersEither, "sliding_log:limit=3,window=1s", "token_bucket:rate=0.5/s,burst=6"),
 		tiersOf(t, TiersEither, "fixed_window:limit=4,window=1s,align=first", "sliding_counter:limit=10,window=4s"),
+		tiersOf(t, TiersEither, "sliding_log:limit=3,window=1s,count-rejected=on", "sliding_log:limit=8,window=5s,count-rejected=on"),
+		tiersOf(t, TiersEither, "sliding_counter:limit=4,window=1s,count-rejected=on", "sliding_counter:limit=10,window=4s,count-rejected=on"),
+		tiersOf(t, TiersEither, "fixed_window:limit=4,window=1s,align=first,count-rejected=on", "sliding_log:limit=6,window=3s,count-rejected=on"),
+		tiersOf(t, TiersAll, "token_bucket:rate=10/s,burst=5", "sliding_log:limit=12,window=2s,count-rejected=on"),
+		tiersOf(t, TiersAll, "sliding_counter:limit=5,window=1s,count-rejected=on", "sliding_log:limit=12,window=3s"),
 	} {
 		t.Run(c.Tiers[0].String()+"|"+c.Tiers[1].String()+"|"+c.TierMode, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
@@ -173,7 +224,8 @@ func TestTiersRetryAfterAndRemainingAreTrue(t *testing.T) {
 
 // check answers what Allow would, charging nothing: on random traffic each
 // family's check agrees with the Allow that follows it, and the remaining
-// it reports is the one before that request's charge.
+// it reports is the one before that request's charge (for a window that
+// counts denied attempts, a denial's Retry-After is the one after it).
 func TestCheckAgreesWithAllow(t *testing.T) {
 	for _, c := range []Config{
 		{Algo: TokenBucket, Rate: 7, Burst: 5},
@@ -183,8 +235,11 @@ func TestCheckAgreesWithAllow(t *testing.T) {
 		{Algo: FixedWindow, Limit: 5, Window: 900 * time.Millisecond, Align: AlignStart, Origin: t0.Add(333 * time.Millisecond)},
 		{Algo: SlidingLog, Limit: 6, Window: time.Second},
 		{Algo: SlidingCounter, Limit: 8, Window: time.Second},
+		{Algo: SlidingLog, Limit: 6, Window: time.Second, CountRejected: true},
+		{Algo: SlidingCounter, Limit: 8, Window: time.Second, CountRejected: true},
+		{Algo: FixedWindow, Limit: 5, Window: time.Second, Align: AlignWall, CountRejected: true},
 	} {
-		t.Run(c.Algo+"/"+c.Align, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/counting=%v", c.Algo, c.Align, c.CountRejected), func(t *testing.T) {
 			lim := mustNew(t, c)
 			ch, ok := lim.(checker)
 			if !ok {
@@ -205,6 +260,14 @@ func TestCheckAgreesWithAllow(t *testing.T) {
 					admitted++
 					want.Remaining--
 					want.Reset = got.Reset // a charge moves the reset
+				} else if c.CountRejected {
+					// The denied attempt was charged: Allow's Retry-After
+					// is the one after it, which check now gives.
+					after := ch.check("k", at)
+					if after.Allowed || after.RetryAfter != got.RetryAfter {
+						t.Fatalf("request %d at %s: denied with %+v, then check says %+v", i, at.Sub(t0), got, after)
+					}
+					want.RetryAfter, want.Reset = got.RetryAfter, got.Reset
 				}
 				if want != got {
 					t.Fatalf("request %d at %s: check %+v, Allow %+v", i, at.Sub(t0), want, got)
@@ -230,7 +293,7 @@ func TestTiersSpelling(t *testing.T) {
 	if got := c.Tiers[0].String() + " " + c.Tiers[1].String(); got != "token_bucket:rate=10/s,burst=5 fixed_window:limit=30,window=1m0s" {
 		t.Fatalf("tiers read back as %q", got)
 	}
-	for _, tr := range c.Tiers {
+	for _, tr := range append(c.Tiers[:], mustTier(t, "sliding_log:limit=8,window=5s,count-rejected=on")) {
 		if back, err := ParseTier(tr.String()); err != nil || back != tr {
 			t.Fatalf("%s read back as %+v, %v", tr, back, err)
 		}
@@ -243,7 +306,8 @@ func TestTiersSpelling(t *testing.T) {
 		{[][2]string{{"algo", "tiers"}, {"mode", "any"}}, `got "any"`},
 		{[][2]string{{"algo", "tiers"}, {"mode", "all"}, {"t1", "token_bucket:rate=1/s"}}, "t2 is missing"},
 		{[][2]string{{"t1", "concurrency:max-inflight=3"}}, "FAMILY one of token_bucket"},
-		{[][2]string{{"t1", "fixed_window:limit=3,count-rejected=on"}}, "not \"count-rejected\""},
+		{[][2]string{{"t1", "fixed_window:limit=3,penalty=restart"}}, "not \"penalty\""},
+		{[][2]string{{"t1", "token_bucket:rate=1/s,count-rejected=on"}}, "count-rejected=on applies to fixed_window"},
 		{[][2]string{{"t1", "fixed_window:limit=3,limit=4"}}, "limit is given twice"},
 		{[][2]string{{"t1", "fixed_window:limit"}}, "has no value"},
 		{[][2]string{{"t1", "token_bucket:rate=fast"}}, "rate \"fast\""},
