@@ -27,6 +27,9 @@ type TierFit struct {
 	WindowS    float64 `json:"window_s,omitempty"`
 	WindowErrS float64 `json:"window_err_s,omitempty"`
 	Alignment  string  `json:"alignment,omitempty"` // fixed_window: wall or first
+	// CountsRejected: a sliding tier charges the attempts it denies too;
+	// absent when the tied compositions disagree (the run cannot tell).
+	CountsRejected *bool `json:"counts_rejected,omitempty"`
 }
 
 // setTiers reports a composition's tiers: each parameter the middle of the
@@ -55,6 +58,9 @@ func (inf *Inference) setTiers(cs []fit.Candidate) {
 			if t.Algo == limiter.FixedWindow {
 				f.Alignment = t.Align
 			}
+			if t.Algo != limiter.FixedWindow { // a fixed window forgets its denied attempts at its boundary
+				f.CountsRejected = tiersAgree(cs, i, func(t limiter.Tier) bool { return t.CountRejected })
+			}
 		}
 		inf.Tiers = append(inf.Tiers, f)
 	}
@@ -72,6 +78,18 @@ func (inf *Inference) setTiers(cs []fit.Candidate) {
 		}
 	}
 	inf.fitted = best
+}
+
+// tiersAgree is what every tied composition says of its tier i, or nil
+// when they disagree.
+func tiersAgree(cs []fit.Candidate, i int, get func(limiter.Tier) bool) *bool {
+	v := get(cs[0].Config.Tiers[i])
+	for _, c := range cs {
+		if get(c.Config.Tiers[i]) != v {
+			return nil
+		}
+	}
+	return &v
 }
 
 // text is a tier in a summary: "token_bucket 10/s burst 5",
@@ -95,6 +113,9 @@ func (f TierFit) text() string {
 	if f.Alignment != "" {
 		s += ", " + f.Alignment + "-aligned"
 	}
+	if f.CountsRejected != nil && *f.CountsRejected {
+		s += ", counting denied attempts"
+	}
 	return s
 }
 
@@ -117,7 +138,8 @@ func (inf Inference) tiersModel() (limiter.Config, error) {
 	}
 	for i, f := range inf.Tiers {
 		c.Tiers[i] = limiter.Tier{Algo: f.Family, Rate: f.RatePerS, Burst: f.Burst, DelayAfter: f.Delay, Limit: f.Limit,
-			Window: time.Duration(f.WindowS * float64(time.Second)), Align: f.Alignment}
+			Window: time.Duration(f.WindowS * float64(time.Second)), Align: f.Alignment,
+			CountRejected: f.CountsRejected != nil && *f.CountsRejected}
 		if f.Family == limiter.FixedWindow && f.Alignment == "" {
 			c.Tiers[i].Align = limiter.AlignWall
 		}

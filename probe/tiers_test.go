@@ -194,6 +194,39 @@ func TestSimProbeNamesTwoTiers(t *testing.T) {
 	}
 }
 
+// A short window with a burst pool beside it, both counting denied
+// attempts (issue #32's composition): the trace's knocks keep both shut,
+// so the trace shows no refill to fit a primary from; the silent waits
+// show it — 5 back after a second's silence, all 35 after 20 s — and the
+// fit seeds the primary and the pool from them (and the primary from the
+// trace read at short windows). Named with the default budget: the primary
+// and both capacities within the accuracy bars, counting named in both;
+// the pool's window only as far as its silences pin it, so what is
+// asserted is that the reported range holds the truth.
+func TestSimProbeNamesACountingBurstPool(t *testing.T) {
+	const spec = "builtin:tiers?mode=either&t1=sliding_log:limit=5,window=1s,count-rejected=on&t2=sliding_log:limit=30,window=20s,count-rejected=on"
+	want := tiersConfig(t, limiter.TiersEither, "sliding_log:limit=5,window=1s,count-rejected=on", "sliding_log:limit=30,window=20s,count-rejected=on")
+	res := probeSim(t, spec, "", Options{})
+	inf := res.Inference
+	if inf.Family != limiter.Tiers || inf.TiersMode != limiter.TiersEither || len(inf.Tiers) != 2 {
+		t.Fatalf("inferred %s (confidence %.2f): %s; evidence %q", inf.Summary(), inf.Confidence, inf.Reason, inf.Evidence)
+	}
+	if why := tierOK(inf.Tiers[0], want.Tiers[0]); why != "" {
+		t.Fatalf("primary: %s: %s", why, inf.Summary())
+	}
+	pool := inf.Tiers[1]
+	if w := want.Tiers[1].Window.Seconds(); pool.Family != limiter.SlidingLog || !within(float64(pool.Limit), 30, true) ||
+		w < pool.WindowS-pool.WindowErrS || w > pool.WindowS+pool.WindowErrS {
+		t.Fatalf("pool: %s, want 30 per a window whose range holds 20 s", inf.Summary())
+	}
+	for i, f := range inf.Tiers {
+		if f.CountsRejected == nil || !*f.CountsRejected {
+			t.Fatalf("tier %d: counting denied attempts not named: %s", i+1, inf.Summary())
+		}
+	}
+	t.Logf("%s (confidence %.2f) in %.1f s", inf.Summary(), inf.Confidence, res.Elapsed.Seconds())
+}
+
 // A recorded probe of a bucket (10/s, burst 5) behind a window (12 per 5 s,
 // wall), whose trace at 20/s admitted every other request for only four
 // cycles before the window bound: the early part alone ties rates from

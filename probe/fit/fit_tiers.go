@@ -77,6 +77,8 @@ func FitTiers(evs []observation.Event, h Hypotheses, rtt time.Duration) []Candid
 		cfgs = append(cfgs, zonePairs(v)...)
 		cfgs = append(cfgs, eitherCandidates(v, windows, wallWs)...)
 	}
+	cfgs = append(cfgs, windowPoolCandidates(evs, r, windows, wallWs)...)
+	cfgs = withCountingTiers(cfgs)
 	best := FitFamily(evs, cfgs, rtt)
 	if len(best) == 0 {
 		return nil
@@ -399,7 +401,8 @@ func earlySeeds(evs []observation.Event, r regime, h Hypotheses, rtt time.Durati
 			case limiter.FixedWindow, limiter.SlidingLog:
 				for _, w := range windows {
 					if family == limiter.SlidingLog {
-						cfgs = append(cfgs, limiter.Config{Algo: family, Limit: b, Window: w})
+						cfgs = append(cfgs, limiter.Config{Algo: family, Limit: b, Window: w},
+							limiter.Config{Algo: family, Limit: b, Window: w, CountRejected: true})
 						continue
 					}
 					if wallWindow(w) {
@@ -528,13 +531,20 @@ func tierWindows(evs []observation.Event, r regime) (ws, wall []time.Duration) {
 const tiersBoundarySlack = 5 * time.Millisecond
 
 // simplestTiers keeps, of tied compositions, those of the simplest kind:
-// the more common families first (familyOrder), then a wall grid before a
+// the more common families first (familyOrder), two windows of one family
+// before a window beside another, then a wall grid before a
 // first-aligned one (a wall grid is searched at round windows only, so it
 // has fewer windows to tie with by chance). The reported ranges are then
 // one kind's, not a mixture.
 func simplestTiers(cs []Candidate) []Candidate {
 	rank := func(c limiter.Config) int {
-		r := (orderOf(c.Tiers[0].Algo)*len(familyOrder) + orderOf(c.Tiers[1].Algo)) * 4
+		second := orderOf(c.Tiers[1].Algo)
+		if a := c.Tiers[0].Algo; a == c.Tiers[1].Algo && isWindowFamily(a) {
+			// Two windows of one family: one library's two limits (5
+			// per second and 30 per 20 s), before a mixture.
+			second = -1
+		}
+		r := (orderOf(c.Tiers[0].Algo)*len(familyOrder) + second) * 4
 		for _, t := range c.Tiers {
 			if t.Algo == limiter.FixedWindow && t.Align == limiter.AlignFirst {
 				r++
@@ -688,6 +698,28 @@ func eitherCandidates(first limiter.Config, windows, wallWs []time.Duration) []l
 			for _, s := range secondTiers(total-b+d, windows, wallWs) {
 				out = append(out, limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{p, s}})
 			}
+		}
+	}
+	return out
+}
+
+// withCountingTiers adds to cfgs, for each composition with a sliding
+// tier, the same composition whose sliding tiers count denied attempts
+// (a Redis sliding window beside a burst pool, both counting every
+// attempt). Only there does counting show: a fixed window forgets its
+// denied attempts at its boundary, and in the either mode the pool is
+// asked only once the primary denies.
+func withCountingTiers(cfgs []limiter.Config) []limiter.Config {
+	out := cfgs
+	for _, c := range cfgs {
+		counting, any := c, false
+		for i, t := range c.Tiers {
+			if t.Algo == limiter.SlidingLog || t.Algo == limiter.SlidingCounter {
+				counting.Tiers[i].CountRejected, any = true, true
+			}
+		}
+		if any {
+			out = append(out, counting)
 		}
 	}
 	return out
