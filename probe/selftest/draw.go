@@ -32,6 +32,9 @@ const (
 	shareStall         = 0.25
 	shareFault         = 0.05
 	shareInterrupt     = 0.05
+	// shareWindowPool: of the two-tier draws, a window primary beside a
+	// burst pool (the rest a bucket behind or beside a window).
+	shareWindowPool = 0.4
 	// maxSlack: the most requests a pacer with slack serves at once.
 	maxSlack = 20
 )
@@ -153,12 +156,40 @@ func drawParams(rng *rand.Rand, algo string, q url.Values) {
 		q.Set("max-inflight", strconv.Itoa(1+rng.IntN(50)))
 		q.Set("latency", fmt.Sprintf("%dms", 20+rng.IntN(180)))
 	case "tiers":
+		if rng.Float64() < shareWindowPool {
+			drawWindowPool(rng, q)
+			break
+		}
 		burst := 1 + rng.IntN(20)
 		q.Set("mode", []string{"all", "either"}[rng.IntN(2)])
 		q.Set("t1", fmt.Sprintf("token_bucket:rate=%s,burst=%d", drawRate(rng), burst))
 		q.Set("t2", fmt.Sprintf("fixed_window:limit=%d,window=%s", burst+1+rng.IntN(200), drawWindow(rng)))
 	}
 	drawScope(rng, algo, q)
+}
+
+// poolPrimaryWindows are the short windows a window primary is drawn
+// with: the ones people write (a second, two, five).
+var poolPrimaryWindows = []time.Duration{time.Second, 2 * time.Second, 5 * time.Second}
+
+// drawWindowPool: a short window with a burst pool beside it over a
+// window at least five times longer, either admitting, of one family (one
+// library's two limits); half of them count denied attempts in both.
+func drawWindowPool(rng *rand.Rand, q url.Values) {
+	algo := []string{"sliding_log", "fixed_window"}[rng.IntN(2)]
+	w := poolPrimaryWindows[rng.IntN(len(poolPrimaryWindows))]
+	poolW := max(drawWindow(rng), 5*w)
+	limit := 1 + rng.IntN(20)
+	extra := ""
+	if algo == "fixed_window" {
+		extra = ",align=first"
+	}
+	if rng.Float64() < 0.5 {
+		extra += ",count-rejected=on"
+	}
+	q.Set("mode", "either")
+	q.Set("t1", fmt.Sprintf("%s:limit=%d,window=%s%s", algo, limit, w, extra))
+	q.Set("t2", fmt.Sprintf("%s:limit=%d,window=%s%s", algo, limit+1+rng.IntN(200), poolW, extra))
 }
 
 // drawWindowVariant: alignment, denied attempts counted, penalties.

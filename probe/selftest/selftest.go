@@ -196,6 +196,9 @@ func (o *Outcome) score() {
 			default:
 				rel(name+"limit", float64(got.Limit), float64(want.Limit), math.Max(1, 0.1*float64(want.Limit)))
 				rel(name+"window", got.WindowS, want.Window.Seconds(), 0.1*want.Window.Seconds())
+				if want.Algo != limiter.FixedWindow { // a fixed window's count shows in no decision
+					flag(name+"counts_rejected", got.CountsRejected != nil && *got.CountsRejected, want.CountRejected)
+				}
 			}
 		}
 	}
