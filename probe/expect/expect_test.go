@@ -2,6 +2,7 @@ package expect
 
 import (
 	"github.com/ratecheck/ratecheck/probe/bypass"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,14 @@ func tb(rate, rateErr float64, burst, burstErr int) probe.Inference {
 		Alternatives: []probe.Alternative{{Family: "leaky_shaping", Explained: 98, Equivalent: true}, {Family: "fixed_window", Explained: 80}}}
 }
 
+// withTiers adds a two-tier alternative explaining n decisions, not
+// equivalent (the inference's rule for a composition that explains no
+// more than the named family).
+func withTiers(inf probe.Inference, n int) probe.Inference {
+	inf.Alternatives = append(slices.Clone(inf.Alternatives), probe.Alternative{Family: "tiers", Explained: n})
+	return inf
+}
+
 func TestEvaluate(t *testing.T) {
 	fw := probe.Inference{Family: "fixed_window", Limit: 100, LimitErr: 1, WindowS: 60, WindowErrS: 0.5, Scope: "per_key", Decisions: 50, Explained: 50}
 	fwExact := probe.Inference{Family: "fixed_window", Limit: 100, WindowS: 60, Scope: "per_key", Decisions: 50, Explained: 50}
@@ -134,6 +143,10 @@ func TestEvaluate(t *testing.T) {
 		{"bypass=none", Facts{Inference: with(fw, found), Interrupted: true}, Untested, "not tested"},
 		{"family=fixed_window", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Fail, "token_bucket"},
 		{"family=leaky_shaping", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Pass, "token_bucket"}, // equivalent on this run
+		// A composition that explains every decision the named bucket
+		// does, taken for the simpler family: neither refuted nor shown.
+		{"family=tiers", Facts{Inference: withTiers(tb(10.02, 0.05, 20, 0), 100)}, Untested, "token_bucket"},
+		{"family=tiers", Facts{Inference: withTiers(tb(10.02, 0.05, 20, 0), 97)}, Fail, "token_bucket"},
 		{"family=token_bucket", Facts{Inference: none}, Fail, "no request was rejected"},
 		{"family=token_bucket", Facts{Inference: inconclusive}, Untested, "inconclusive"},
 		{"rate=10/s±10%", Facts{Inference: tb(10.02, 0.05, 20, 0)}, Pass, "10.02 ± 0.05/s"},
