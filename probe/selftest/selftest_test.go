@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratecheck/ratecheck/probe/internal/probetest"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
 	"github.com/ratecheck/ratecheck/targets/sim"
@@ -102,6 +103,34 @@ func TestObservableTruthOfTwoTiers(t *testing.T) {
 		}
 		if got := observable(sopt.Limiter).Algo; got != tc.want {
 			t.Errorf("%s: observable as %s, want %s", tc.spec, got, tc.want)
+		}
+	}
+}
+
+// A window tier that could bind but did not in the run (a probe that had
+// fewer admitted than its limit) leaves the bucket as what the run showed:
+// a probe of it that names the bucket is right. One the run filled keeps
+// the composition, as does a pool that admitted past the bucket.
+func TestExercisedTruthOfTwoTiers(t *testing.T) {
+	for _, tc := range []struct {
+		spec, want string
+	}{
+		{"mode=all&t1=token_bucket:rate=12.68/s,burst=15&t2=fixed_window:limit=160,window=3m2s", limiter.TokenBucket},
+		{"mode=all&t1=token_bucket:rate=12.68/s,burst=15&t2=fixed_window:limit=25,window=3m2s", limiter.Tiers},
+		{"mode=either&t1=token_bucket:rate=2/s,burst=5&t2=fixed_window:limit=10,window=3m42s", limiter.Tiers},
+		{"mode=either&t1=token_bucket:rate=2/s,burst=5&t2=fixed_window:limit=1,window=3m42s", limiter.Tiers},
+	} {
+		sopt, err := refserver.ParseBuiltin("builtin:tiers?" + tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth := sopt.Limiter
+		if got := observable(truth).Algo; got != limiter.Tiers {
+			t.Fatalf("%s: observable as %s for every run: this test is of one run", tc.spec, got)
+		}
+		obs := probetest.Simulated(t, truth, probetest.Epoch, time.Second, 50*time.Millisecond)
+		if got := exercised(truth, obs).Algo; got != tc.want {
+			t.Errorf("%s: the run behaved as %s, want %s", tc.spec, got, tc.want)
 		}
 	}
 }
