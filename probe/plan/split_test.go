@@ -71,6 +71,29 @@ func TestStillTiedDropsWhatTheRunRefuted(t *testing.T) {
 	}
 }
 
+// After a deciding experiment, the last round's models are re-scored: a
+// best that still explains the run keeps the round going between those
+// still in contention, without a fresh fit; a best the run now refutes
+// asks for one. A bucket's run keeps a bucket marked best and drops a
+// window rival; with the window marked best (it missed nothing before),
+// the run refutes it.
+func TestAfterExperimentKeepsTheModelsUnlessTheBestIsRefuted(t *testing.T) {
+	bucket := limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20}
+	obs := probetest.Simulated(t, bucket, probetest.Epoch, 2030*time.Millisecond, 50*time.Millisecond)
+	window := limiter.Config{Algo: limiter.FixedWindow, Limit: 20, Window: 10 * time.Second, Align: limiter.AlignFirst}
+	kept, ok := afterExperiment(obs, []fit.Candidate{{Config: bucket}, {Config: window, Mismatches: 1}})
+	if !ok || len(kept) != 1 || kept[0].Config.Algo != limiter.TokenBucket {
+		t.Fatalf("a best the run still fits: kept %+v, ok %v; want the bucket alone, no fresh fit", kept, ok)
+	}
+	kept, ok = afterExperiment(obs, []fit.Candidate{{Config: bucket, Mismatches: 1}, {Config: window}})
+	if ok {
+		t.Fatalf("a best the run refutes: kept %+v without a fresh fit", kept)
+	}
+	if _, ok := afterExperiment(obs, nil); ok {
+		t.Fatal("no models: no fresh fit asked for")
+	}
+}
+
 // A deciding probe's natural length is max(20 s, 3 W) of the largest window
 // in contention; the whole budget only when every model counts denied
 // attempts; knocking only when the models disagree on that.
