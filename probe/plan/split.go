@@ -260,8 +260,8 @@ func (p *planner) naturalEnd(models []fit.Candidate) (end time.Duration, knock b
 	slack := fit.EquivalenceSlack(p.col.Len())
 	end, near, nearCounting, allCounting, anyCounting := naturalMin, 0, true, true, false
 	for _, m := range models {
-		end = max(end, NaturalSpan(m.Config.Window))
-		c := m.Config.CountRejected || m.Config.Block > 0 || m.Config.Restarts()
+		end = max(end, NaturalSpan(longestWindow(m.Config)))
+		c := forcesQuiet(m.Config)
 		allCounting, anyCounting = allCounting && c, anyCounting || c
 		if m.Mismatches <= best+nearTie(best, slack) {
 			near, nearCounting = near+1, nearCounting && c
@@ -271,6 +271,33 @@ func (p *planner) naturalEnd(models []fit.Candidate) (end time.Duration, knock b
 		end = p.deadline
 	}
 	return end, anyCounting && !allCounting
+}
+
+// longestWindow is a model's window, or the longest of its tiers': a burst
+// pool beside a bucket has its window in its tier.
+func longestWindow(c limiter.Config) time.Duration {
+	w := c.Window
+	if c.Algo == limiter.Tiers {
+		for _, t := range c.Tiers {
+			w = max(w, t.Window)
+		}
+	}
+	return w
+}
+
+// forcesQuiet says whether a model keeps a knocking client shut: it counts
+// denied attempts, blocks, or restarts its window — or one of its tiers
+// does.
+func forcesQuiet(c limiter.Config) bool {
+	if c.Algo == limiter.Tiers {
+		for _, t := range c.Tiers {
+			if forcesQuiet(t.Config(c.Origin)) {
+				return true
+			}
+		}
+		return false
+	}
+	return c.CountRejected || c.Block > 0 || c.Restarts()
 }
 
 // bestSplit proposes schedules (offsets from now) — a silence, then a

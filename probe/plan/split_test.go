@@ -95,13 +95,17 @@ func TestAfterExperimentKeepsTheModelsUnlessTheBestIsRefuted(t *testing.T) {
 }
 
 // A deciding probe's natural length is max(20 s, 3 W) of the largest window
-// in contention; the whole budget only when every model counts denied
-// attempts; knocking only when the models disagree on that.
+// in contention (a composition's tiers' among them); the whole budget only
+// when every model counts denied attempts; knocking only when the models
+// disagree on that.
 func TestNaturalEndOfADecidingProbe(t *testing.T) {
 	p := &planner{deadline: 59 * time.Second, col: attack.NewCollector(true)}
 	plain := fit.Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second}}
 	counting := fit.Candidate{Config: limiter.Config{Algo: limiter.SlidingLog, Limit: 100, Window: 10 * time.Second, CountRejected: true}}
 	bucket := fit.Candidate{Config: limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 20}}
+	pool := fit.Candidate{Config: limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{
+		{Algo: limiter.TokenBucket, Rate: 5, Burst: 5},
+		{Algo: limiter.SlidingLog, Limit: 30, Window: 20 * time.Second, CountRejected: true}}}}
 	for _, c := range []struct {
 		models []fit.Candidate
 		end    time.Duration
@@ -115,6 +119,10 @@ func TestNaturalEndOfADecidingProbe(t *testing.T) {
 		// periods for the rival's sake.
 		{[]fit.Candidate{counting, behind(counting, 3)}, 30 * time.Second, false},
 		{[]fit.Candidate{counting, behind(bucket, 3)}, 30 * time.Second, true},
+		// A burst pool's window is in its tier, and so is its counting:
+		// 50 s for a pool of 20 s (2 W + 10 s); two such tied, the budget.
+		{[]fit.Candidate{pool, bucket}, 50 * time.Second, true},
+		{[]fit.Candidate{pool, pool}, 59 * time.Second, false},
 	} {
 		if end, knock := p.naturalEnd(c.models); end != c.end || knock != c.knock {
 			t.Errorf("%v: end %v knock %v, want %v %v", c.models, end, knock, c.end, c.knock)
