@@ -1,9 +1,12 @@
 package probe
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratecheck/ratecheck/attack"
 )
 
 // The probes of this file check the plan and the inference against the
@@ -17,6 +20,27 @@ func TestSimProbeDoesNotCallAPlainCounterCounting(t *testing.T) {
 	plain := probeSim(t, "builtin:sliding_counter?limit=10&window=2s", "", Options{MaxTime: 30 * time.Second}).Inference
 	if plain.Family != "sliding_counter" || plain.CountsRejected == nil || *plain.CountsRejected {
 		t.Fatalf("plain counter inferred %s (counts_rejected %v)", plain.Summary(), plain.CountsRejected)
+	}
+}
+
+// A log of attempts, knocked on, shows no step of its window: the lock's
+// length is set by the knocking. It is searched on the counting grid of
+// windows as a counting counter is; before, its family's windows were only
+// the run's steps (4.7-5.5 s), and the sweep's seed 799884292217936 named
+// a counting sliding counter of 5.5 s at 0.82.
+func TestSimProbeNamesACountingLogOfAWindowTheTraceHides(t *testing.T) {
+	const builtin = "builtin:sliding_log?limit=16&window=7s&count-rejected=on"
+	req, err := attack.NewRequest("GET", simTarget, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), req, simOptions(t, builtin, "rtt=12.04ms&jitter=2.54ms&seed=799884292217936", Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := res.Inference
+	if inf.Family != "sliding_log" || inf.CountsRejected == nil || !*inf.CountsRejected || !within(float64(inf.Limit), 16, true) || !within(inf.WindowS, 7, false) {
+		t.Fatalf("inferred %s (confidence %.2f); evidence %q", inf.Summary(), inf.Confidence, inf.Evidence)
 	}
 }
 

@@ -33,11 +33,16 @@ type FamilyFit struct {
 	// best (a start grid whose origin is the key's first request, and a
 	// grid that request anchors, differ only after two idle periods).
 	AlsoAligned string
+	// FreeWindow: a window searched on the dense counting grid
+	// (countingLogs), where no step of the run seeded it — one number
+	// more to fit, as a start grid's phase is.
+	FreeWindow bool
 }
 
 // Params is the fit's number of free parameters: its family's, plus each
 // number a variant adds (an interval refill's interval and phase, a start
-// grid's phase, a block's length, nginx's delay=N). A switch that changes
+// grid's phase, a block's length, nginx's delay=N, a window no step of the
+// run seeded). A switch that changes
 // the family's rule without a number to fit (counting denied attempts, a
 // restarting window) adds none: a HAProxy http_req_rate, a counting sliding
 // counter on a start grid that explains every decision, must not lose to a
@@ -58,6 +63,9 @@ func (f FamilyFit) Params() int {
 		n++
 	}
 	if c.DelayAfter > 0 {
+		n++
+	}
+	if f.FreeWindow {
 		n++
 	}
 	return n

@@ -117,11 +117,7 @@ func FitStartAligned(evs []observation.Event, h Hypotheses, family string, plain
 	// geometric grid up to twice the longest seed.
 	var counting []pair
 	if family == limiter.SlidingCounter {
-		top := time.Duration(0)
-		for _, w := range windows {
-			top = max(top, w)
-		}
-		for w := countingMinWindow; w <= 2*top; w = time.Duration(float64(w) * countingWindowStep).Round(windowResolution) {
+		for _, w := range countingWindows(windows) {
 			for _, l := range limits {
 				counting = append(counting, pair{l, w})
 			}
@@ -165,6 +161,22 @@ func FitStartAligned(evs []observation.Event, h Hypotheses, family string, plain
 	// truth may sit on the wrong side of one.
 	best = finerPhases(evs, best, coarse[:min(len(coarse), startSeeds)], startPhases*startRefine, startRefine, ref, rtt)
 	return Widen(evs, best, rtt, windowOf, withWindow)
+}
+
+// countingWindows is the geometric grid of windows a limiter that counts
+// denied attempts is searched on, up to twice the longest seed: a probe
+// that knocked on it saw a lock whose length depends on how hard it
+// knocked, not a step of W.
+func countingWindows(seeds []time.Duration) []time.Duration {
+	top := time.Duration(0)
+	for _, w := range seeds {
+		top = max(top, w)
+	}
+	var out []time.Duration
+	for w := countingMinWindow; w <= 2*top; w = time.Duration(float64(w) * countingWindowStep).Round(windowResolution) {
+		out = append(out, w)
+	}
+	return out
 }
 
 // traceRate is the first rate estimate the hypotheses were built around
