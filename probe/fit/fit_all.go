@@ -44,8 +44,7 @@ func FitAll(evs []observation.Event, h Hypotheses, rtt time.Duration) []FamilyFi
 	s.firstOrStart(fits, top)
 	if top > 0 {
 		s.countingLogs(fits)
-	}
-	if top > 0 {
+
 		// Two limits on one key (fit_tiers.go), whenever a decision is
 		// unexplained: a second tier may bind only once or twice in a
 		// run, and a composition that explains that is an alternative
