@@ -167,7 +167,21 @@ func ReplayEvents(evs []observation.Event, cfg limiter.Config, offset, unc time.
 // ReplayOn is replay on a model built already, left in the state the
 // events put it in (what the plan's tie-splitting simulates onward from).
 func ReplayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Duration, bound int, out []answer) int {
+	return replayOn(lim, evs, offset, unc, bound, out, lim.Config().RejectionsInert())
+}
+
+// replayOn is ReplayOn. On a model whose rejections are inert (skip) it
+// passes over the rejections the model's last refusal of the key covers
+// (limiter.RefusedUntil) without asking it: they match, and would not
+// move it. Instants never go back past a passed-over rejection: a
+// rejection is judged no earlier than the arrival before it, an admission
+// at its arrival or later.
+func replayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Duration, bound int, out []answer, skip bool) int {
 	score := tally{out: out, bound: bound}
+	// The last refusal: of which key, from when until when (an empty span
+	// once the model admitted anything since).
+	var refusedKey string
+	var refusedFrom, refusedUntil time.Time
 	for i := range evs {
 		ev := &evs[i] // not a copy: this is the fit's hot loop
 		at, unc := placed(ev, offset, unc)
@@ -181,18 +195,30 @@ func ReplayOn(lim limiter.Limiter, evs []observation.Event, offset, unc time.Dur
 			// the server's clock may have been that far ahead of our
 			// estimate, so take the request as arriving then.
 			if !d.Allowed && d.RetryAfter > 0 && d.RetryAfter <= unc {
-				d = lim.Allow(ev.Key, at.Add(d.RetryAfter))
+				at = at.Add(d.RetryAfter)
+				d = lim.Allow(ev.Key, at)
 			}
 		default:
 			// A rejection is judged as early as the uncertainty allows
 			// (capacity only grows with time between decisions), never
 			// before the key's previous decision: on the events' time
 			// line, then shifted by the offset (one Add, not two).
-			judged := observation.Later(ev.At.Add(-unc), ev.Floor)
+			at = observation.Later(ev.At.Add(-unc), ev.Floor)
 			if offset != 0 {
-				judged = judged.Add(offset)
+				at = at.Add(offset)
 			}
-			d = lim.Allow(ev.Key, judged)
+			if skip && ev.Key == refusedKey && at.Before(refusedUntil) && !at.Before(refusedFrom) {
+				score.add(i, false, false)
+				continue
+			}
+			d = lim.Allow(ev.Key, at)
+		}
+		if skip {
+			if d.Allowed {
+				refusedUntil = refusedFrom
+			} else {
+				refusedKey, refusedFrom, refusedUntil = ev.Key, at, limiter.RefusedUntil(at, d)
+			}
 		}
 		miss := false
 		switch {
