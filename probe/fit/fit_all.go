@@ -257,6 +257,7 @@ func (s search) variants(fits []FamilyFit) {
 // idle periods).
 func (s search) startGrid(f *FamilyFit, seeds, refilledWindows []Candidate) {
 	start := FitStartAligned(s.evs, s.h, f.Family, seeds, s.rtt)
+	f.StartTried = start
 	if f.Family == limiter.FixedWindow && len(refilledWindows) > 0 && (len(start) == 0 || refilledWindows[0].Mismatches < start[0].Mismatches) {
 		start = refilledWindows
 	}
@@ -329,7 +330,9 @@ func (s search) firstOrStart(fits []FamilyFit, top int) {
 	for i, f := range fits {
 		if f.Family == limiter.FixedWindow && top <= s.slack() && len(f.Best) > 0 &&
 			f.Best[0].Config.Align == limiter.AlignFirst && !f.Best[0].Config.Restarts() && f.Mismatches() <= top+s.slack() {
-			if start := FitStartAligned(s.evs, s.h, f.Family, SeedsOf(f.Best), s.rtt); len(start) > 0 {
+			start := FitStartAligned(s.evs, s.h, f.Family, SeedsOf(f.Best), s.rtt)
+			fits[i].StartTried = start
+			if len(start) > 0 {
 				fits[i].settle(f.Best, start, s.slack())
 			}
 		}

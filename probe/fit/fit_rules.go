@@ -37,6 +37,10 @@ type FamilyFit struct {
 	// (countingLogs), where no step of the run seeded it — one number
 	// more to fit, as a start grid's phase is.
 	FreeWindow bool
+	// StartTried is the start grid the search fitted for this family
+	// (fit_start.go), whether or not it took the plain fit's place: the
+	// plan's deciding experiment weighs it without fitting it again.
+	StartTried []Candidate
 }
 
 // Params is the fit's number of free parameters: its family's, plus each
