@@ -122,14 +122,20 @@ const Inconclusive = "inconclusive"
 // Infer fits every family to the observation and names the best, with the
 // store failure the end of the run shows.
 func Infer(o *observation.Observation) Inference {
-	inf := infer(o)
+	return inferFrom(o, nil)
+}
+
+// inferFrom is Infer with the fits its probe made already (nil: none).
+func inferFrom(o *observation.Observation, fits *fit.Fits) Inference {
+	inf := infer(o, fits)
 	inf.StoreFailure, _ = storeFailure(o, inf)
 	return inf
 }
 
 // infer fits every family to the observation and names the best (Infer,
-// storefail.go, adds what the end of the run shows).
-func infer(o *observation.Observation) Inference {
+// storefail.go, adds what the end of the run shows), answered from made
+// where its plan fitted the same run last (fit.Fits).
+func infer(o *observation.Observation, made *fit.Fits) Inference {
 	evs := o.Events()
 	inf := Inference{Decisions: len(evs)}
 	inf.setScope(o.ScopeFindings())     // scope.go
@@ -179,7 +185,7 @@ func infer(o *observation.Observation) Inference {
 		return inf
 	}
 	h := fit.HypothesesOf(o)
-	fits := fit.FitAll(evs, h, o.RTT)
+	fits := made.FitAll(evs, h, o.RTT)
 	sort.SliceStable(fits, func(i, j int) bool {
 		return fits[i].Mismatches()+fits[i].Params() < fits[j].Mismatches()+fits[j].Params()
 	})

@@ -215,7 +215,8 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	lost.watch(stopPlan)
 	po := plan.Options{MaxRequests: opt.MaxRequests, MaxTime: opt.MaxTime, Engine: opt.Engine,
 		ScopeKey: opt.ScopeKey, SecondSource: second, SecondWhy: secondWhy,
-		NoBypass: opt.NoBypass, Bypass: opt.bypassBase, OnBudget: opt.OnBudget, Refuted: refutedBy(opt.Stated)}
+		NoBypass: opt.NoBypass, Bypass: opt.bypassBase, OnBudget: opt.OnBudget, Refuted: refutedBy(opt.Stated),
+		Fits: new(fit.Fits)}
 	if opt.adaptive {
 		po.Ceiling = opt.ceiling()
 	}
@@ -253,7 +254,7 @@ func Run(ctx context.Context, req *attack.Request, opt Options) (*Result, error)
 	if planErr != nil && !errors.Is(planErr, context.Canceled) && !errors.Is(planErr, context.DeadlineExceeded) {
 		res.Notes = append(res.Notes, planErr.Error())
 	}
-	res.Inference = Infer(obs)
+	res.Inference = inferFrom(obs, po.Fits)
 	if closeErr != nil {
 		return res, fmt.Errorf("writing %s: %w", opt.ResultsFile, closeErr)
 	}

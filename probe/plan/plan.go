@@ -57,6 +57,9 @@ type Options struct {
 	// Refuted, when set, says whether the run so far refutes what the user
 	// stated, and why: the plan stops after the burst that does.
 	Refuted func(*observation.Observation) (why string, refuted bool)
+	// Fits, when set, keeps the plan's last fit of the run for the
+	// verdict, which fits the same run again when nothing was sent since.
+	Fits *fit.Fits
 }
 
 // The plan's tuning knobs.

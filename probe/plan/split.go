@@ -89,7 +89,7 @@ func (p *planner) fitTies(ctx context.Context) <-chan tieFit {
 	context.AfterFunc(ctx, func() { stop.Store(true) })
 	go func() {
 		took := p.e.Stopwatch()
-		models := tiedModels(obs, stop)
+		models := tiedModels(obs, stop, p.opt.Fits)
 		out <- tieFit{models, took()}
 	}()
 	return out
@@ -486,7 +486,7 @@ func disagreement(obs *observation.Observation, models []fit.Candidate, from tim
 // tiedModels are the models that explain the run within noise of the best:
 // the best of every family that ties, and within a family its distinct
 // variants and the extremes of its window or rate.
-func tiedModels(o *observation.Observation, stop *atomic.Bool) []fit.Candidate {
+func tiedModels(o *observation.Observation, stop *atomic.Bool, made *fit.Fits) []fit.Candidate {
 	evs := o.Events()
 	for i := range evs {
 		evs[i].Stop = stop
@@ -502,7 +502,7 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool) []fit.Candidate {
 		// counter after such an experiment in 2 of 4 package runs).
 		return nil
 	}
-	fits := fit.FitAll(evs, fit.HypothesesOf(o), o.RTT)
+	fits := made.FitAll(evs, fit.HypothesesOf(o), o.RTT)
 	if fit.Abandoned(evs) {
 		return nil // abandoned: the fits are partial
 	}

@@ -141,7 +141,7 @@ func behind(c fit.Candidate, n int) fit.Candidate {
 // largest, and the probe noted three models tied where there was one.
 func TestTiedModelsAreDistinct(t *testing.T) {
 	obs := probetest.Simulated(t, limiter.Config{Algo: limiter.TokenBucket, Rate: 10, Burst: 10}, probetest.Epoch, 2030*time.Millisecond, 50*time.Millisecond)
-	models := tiedModels(obs, nil)
+	models := tiedModels(obs, nil, nil)
 	seen := map[limiter.Config]bool{}
 	for _, m := range models {
 		if seen[m.Config] {
@@ -165,7 +165,7 @@ func TestTiedModelsAreDistinct(t *testing.T) {
 func TestFirstAlignedWindowAndItsStartGridAreSplit(t *testing.T) {
 	obs := probetest.Recorded(t, "../testdata/fixed-start-knocked.jsonl")
 	var start, first *fit.Candidate
-	models := tiedModels(obs, nil)
+	models := tiedModels(obs, nil, nil)
 	for i, m := range models {
 		if m.Config.Algo == limiter.FixedWindow && m.Config.Align == limiter.AlignStart && start == nil {
 			start = &models[i]
