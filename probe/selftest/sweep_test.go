@@ -8,9 +8,10 @@ import (
 )
 
 // sweepProbes is how many simulated probes the test sweep runs
-// (RATECHECK_SWEEP overrides it): a probe's fits cost 0.4-18 s of CPU
-// (about 2.5 s on average on this 2-core machine), so 40 is what CI can
-// hold today; `ratecheck selftest --sim 2000` is the large sweep.
+// (RATECHECK_SWEEP overrides it): a probe's fits cost about 2 s of CPU
+// on average on this 2-core machine (4,078 s for the 2,000 of the
+// README), so 40 is what CI can hold today; `ratecheck selftest --sim
+// 2000` is the large sweep.
 const sweepProbes = 40
 
 func TestSimulationSweep(t *testing.T) {
