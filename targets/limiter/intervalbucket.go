@@ -43,6 +43,18 @@ func (b *intervalBucket) Config() Config            { return b.cfg }
 func (b *intervalBucket) Release(string, time.Time) {}
 
 func (b *intervalBucket) Allow(key string, at time.Time) Decision {
+	return b.decide(key, at, true)
+}
+
+// check is Allow without taking a token: what a composition asks a tier
+// before it charges any.
+func (b *intervalBucket) check(key string, at time.Time) Decision {
+	return b.decide(key, at, false)
+}
+
+// decide brings the key's tokens up to now and answers, taking a token
+// only when take says so.
+func (b *intervalBucket) decide(key string, at time.Time, take bool) Decision {
 	now := b.clock.at(at)
 	every, capacity := b.cfg.RefillEvery, float64(b.cfg.Burst)
 	s := b.keys.lookup(key)
@@ -57,7 +69,9 @@ func (b *intervalBucket) Allow(key string, at time.Time) Decision {
 	}
 	d := Decision{Limit: b.cfg.Burst}
 	if s.tokens >= 1-tokenEps {
-		s.tokens--
+		if take {
+			s.tokens--
+		}
 		d.Allowed = true
 	} else {
 		d.RetryAfter = b.untilTokens(s, 1, now)

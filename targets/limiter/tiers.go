@@ -48,6 +48,9 @@ type Tier struct {
 	// CountRejected: a window tier charges the attempts it denies too
 	// (fixed_window, sliding_log, sliding_counter).
 	CountRejected bool
+	// RefillEvery: a token_bucket tier refilled in clumps, on the
+	// composition's Origin.
+	RefillEvery time.Duration
 }
 
 // tierFamilies are the families a tier may be: the ones that limit a rate
@@ -56,12 +59,12 @@ type Tier struct {
 var tierFamilies = [...]string{TokenBucket, LeakyShaping, FixedWindow, SlidingLog, SlidingCounter}
 
 // tierParams are the parameters a tier's spelling accepts.
-var tierParams = [...]string{"rate", "burst", "delay", "limit", "window", "align", "count-rejected"}
+var tierParams = [...]string{"rate", "burst", "delay", "refill", "limit", "window", "align", "count-rejected"}
 
 // Config is the tier as a limiter of its own.
 func (t Tier) Config(origin time.Time) Config {
 	return Config{Algo: t.Algo, Rate: t.Rate, Burst: t.Burst, DelayAfter: t.DelayAfter, Limit: t.Limit,
-		Window: t.Window, Align: t.Align, CountRejected: t.CountRejected, Origin: origin}
+		Window: t.Window, Align: t.Align, CountRejected: t.CountRejected, RefillEvery: t.RefillEvery, Origin: origin}
 }
 
 // TierOf is the tier c describes (its family's parameters only).
@@ -72,6 +75,8 @@ func TierOf(c Config) Tier {
 		t.Rate, t.Burst = c.Rate, c.Burst
 		if c.Algo == LeakyShaping {
 			t.DelayAfter = c.DelayAfter
+		} else {
+			t.RefillEvery = c.RefillEvery
 		}
 	case FixedWindow, SlidingLog, SlidingCounter:
 		t.Limit, t.Window, t.CountRejected = c.Limit, c.Window, c.CountRejected
@@ -91,6 +96,9 @@ func (t Tier) String() string {
 		kv = append(kv, "rate="+FormatRate(t.Rate), fmt.Sprintf("burst=%d", t.Burst))
 		if t.DelayAfter > 0 {
 			kv = append(kv, fmt.Sprintf("delay=%d", t.DelayAfter))
+		}
+		if t.RefillEvery > 0 {
+			kv = append(kv, "refill="+t.RefillEvery.String())
 		}
 	case FixedWindow, SlidingLog, SlidingCounter:
 		kv = append(kv, fmt.Sprintf("limit=%d", t.Limit), "window="+t.Window.String())

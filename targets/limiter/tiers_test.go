@@ -179,6 +179,8 @@ func TestTiersRetryAfterAndRemainingAreTrue(t *testing.T) {
 		tiersOf(t, TiersEither, "fixed_window:limit=4,window=1s,align=first,count-rejected=on", "sliding_log:limit=6,window=3s,count-rejected=on"),
 		tiersOf(t, TiersAll, "token_bucket:rate=10/s,burst=5", "sliding_log:limit=12,window=2s,count-rejected=on"),
 		tiersOf(t, TiersAll, "sliding_counter:limit=5,window=1s,count-rejected=on", "sliding_log:limit=12,window=3s"),
+		tiersOf(t, TiersEither, "token_bucket:rate=4/s,burst=6,refill=1s", "fixed_window:limit=10,window=8s,align=first"),
+		tiersOf(t, TiersAll, "fixed_window:limit=20,window=5s", "token_bucket:rate=4/s,burst=6,refill=1s"),
 	} {
 		t.Run(c.Tiers[0].String()+"|"+c.Tiers[1].String()+"|"+c.TierMode, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
@@ -229,6 +231,7 @@ func TestTiersRetryAfterAndRemainingAreTrue(t *testing.T) {
 func TestCheckAgreesWithAllow(t *testing.T) {
 	for _, c := range []Config{
 		{Algo: TokenBucket, Rate: 7, Burst: 5},
+		{Algo: TokenBucket, Rate: 6, Burst: 5, RefillEvery: 500 * time.Millisecond, Origin: t0.Add(77 * time.Millisecond)},
 		{Algo: LeakyShaping, Rate: 10, Burst: 4, DelayAfter: 2},
 		{Algo: FixedWindow, Limit: 5, Window: time.Second, Align: AlignWall},
 		{Algo: FixedWindow, Limit: 5, Window: 700 * time.Millisecond, Align: AlignFirst},
@@ -239,7 +242,7 @@ func TestCheckAgreesWithAllow(t *testing.T) {
 		{Algo: SlidingCounter, Limit: 8, Window: time.Second, CountRejected: true},
 		{Algo: FixedWindow, Limit: 5, Window: time.Second, Align: AlignWall, CountRejected: true},
 	} {
-		t.Run(fmt.Sprintf("%s/%s/counting=%v", c.Algo, c.Align, c.CountRejected), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/counting=%v/refill=%s", c.Algo, c.Align, c.CountRejected, c.RefillEvery), func(t *testing.T) {
 			lim := mustNew(t, c)
 			ch, ok := lim.(checker)
 			if !ok {
@@ -293,7 +296,7 @@ func TestTiersSpelling(t *testing.T) {
 	if got := c.Tiers[0].String() + " " + c.Tiers[1].String(); got != "token_bucket:rate=10/s,burst=5 fixed_window:limit=30,window=1m0s" {
 		t.Fatalf("tiers read back as %q", got)
 	}
-	for _, tr := range append(c.Tiers[:], mustTier(t, "sliding_log:limit=8,window=5s,count-rejected=on")) {
+	for _, tr := range append(c.Tiers[:], mustTier(t, "sliding_log:limit=8,window=5s,count-rejected=on"), mustTier(t, "token_bucket:rate=3.5/s,burst=69,refill=2s")) {
 		if back, err := ParseTier(tr.String()); err != nil || back != tr {
 			t.Fatalf("%s read back as %+v, %v", tr, back, err)
 		}
