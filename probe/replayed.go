@@ -15,3 +15,9 @@ type Replayed = fit.Replayed
 // Replay runs cfg over the observation exactly as the fit does
 // (fit.Replay).
 func Replay(o *Observation, cfg limiter.Config) (Replayed, error) { return fit.Replay(o, cfg) }
+
+// DelayResolution is the shortest queueing delay a probe tells from a
+// loaded machine's noise (fit.DelayNoise): a queue that holds requests
+// less than this decides like the bucket of its capacity, and is one to
+// a probe.
+const DelayResolution = fit.DelayNoise

@@ -130,9 +130,9 @@ func (t *tally) add(i int, admitted, miss bool) (over bool) {
 	return t.mis > t.bound
 }
 
-// delayNoise is the queueing delay timer slack and scheduling on a loaded
+// DelayNoise is the queueing delay timer slack and scheduling on a loaded
 // machine add or take away by themselves.
-const delayNoise = 25 * time.Millisecond
+const DelayNoise = 25 * time.Millisecond
 
 // delayRateShare is the share of a predicted queueing delay a small error
 // in the rate may account for (a fifth).
@@ -141,7 +141,7 @@ const delayRateShare = 5
 // DelayTolerance is how far an observed queueing delay may be from the
 // model's before it counts as a mismatch.
 func DelayTolerance(pred time.Duration) time.Duration {
-	return max(delayNoise, pred/delayRateShare)
+	return max(DelayNoise, pred/delayRateShare)
 }
 
 // ReplayEvents runs the events through a fresh model and counts mismatches. unc

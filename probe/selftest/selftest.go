@@ -219,6 +219,25 @@ func observable(t limiter.Config) limiter.Config {
 	if single, ok := limiter.BindingTier(t); ok {
 		return single
 	}
+	if t.Algo == limiter.SlidingLog && t.Limit == 1 && !t.CountRejected && t.Block == 0 && !t.Restarts() {
+		// A log of one admits only a whole window after the last
+		// admission, and a denied attempt changes nothing — exactly a
+		// token bucket of one token refilled at one per window.
+		b := t
+		b.Algo, b.Burst, b.Rate = limiter.TokenBucket, 1, 1/t.Window.Seconds()
+		b.Limit, b.Window = 0, 0
+		return b
+	}
+	if t.Algo == limiter.LeakyShaping && t.Burst > 0 && !t.QueueUnbounded && t.DelayAfter > 0 &&
+		float64(t.Burst-t.DelayAfter)/t.Rate < probe.DelayResolution.Seconds() {
+		// nginx limit_req with delay=: it admits what a token bucket of
+		// burst+1 admits, and the requests past delay= are held at most
+		// (burst−delay)/rate — under what a probe resolves, they are
+		// the bucket's (292/s, burst=22, delay=17 holds them 17 ms).
+		b := t
+		b.Algo, b.Burst, b.DelayAfter = limiter.TokenBucket, t.Burst+1, 0
+		return b
+	}
 	if t.Algo == limiter.LeakyShaping && t.Burst == 0 && !t.QueueUnbounded {
 		// nginx limit_req with burst=0 has no queue: a request is admitted
 		// only 1/rate after the last admission, and rejected otherwise, with

@@ -2,12 +2,14 @@ package selftest
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/probe/internal/probetest"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 	"github.com/ratecheck/ratecheck/targets/refserver"
@@ -122,33 +124,56 @@ func TestTruthOfTwoTiers(t *testing.T) {
 	}
 }
 
-// nginx limit_req with burst=0 is observed as a token bucket of one token:
-// the two models decide every request of a random schedule alike, with no
-// delay, so a probe naming the bucket is right.
-func TestObservableTruthOfABurstlessLeakyBucket(t *testing.T) {
-	sopt, err := refserver.ParseBuiltin("builtin:leaky_shaping?rate=1.27/s&burst=0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	as := observable(sopt.Limiter)
-	if as.Algo != limiter.TokenBucket || as.Burst != 1 || as.Rate != sopt.Limiter.Rate {
-		t.Fatalf("observable as %+v, want a token bucket of 1 at 1.27/s", as)
-	}
-	leaky, err := limiter.New(sopt.Limiter)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bucket, err := limiter.New(as)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	at := time.Unix(1_800_000_000, 0)
-	for i := range 5000 {
-		at = at.Add(time.Duration(rng.ExpFloat64() * float64(400*time.Millisecond)))
-		l, b := leaky.Allow("k", at), bucket.Allow("k", at)
-		if l.Allowed != b.Allowed || l.Delay != 0 {
-			t.Fatalf("request %d at %s: leaky allowed %v (delay %s), bucket %v", i, at, l.Allowed, l.Delay, b.Allowed)
+// A truth scored as another family is that family: nginx limit_req with
+// burst=0, or with delay= holding its last requests less than a probe
+// resolves, and a sliding log of one that does not count denied attempts,
+// are token buckets (of one token, at one per window for the log). The
+// two models decide every request of a random bursty schedule alike, and
+// the truth holds none as long as a probe can see, so a probe naming the
+// bucket is right.
+func TestObservableTruthsDecideAlike(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		rate  float64
+		burst int
+	}{
+		{"builtin:leaky_shaping?rate=1.27/s&burst=0", 1.27, 1},
+		{"builtin:leaky_shaping?rate=292/s&burst=22&delay=17", 292, 23},
+		{"builtin:sliding_log?limit=1&window=800ms", 1.25, 1},
+	} {
+		sopt, err := refserver.ParseBuiltin(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := observable(sopt.Limiter)
+		if as.Algo != limiter.TokenBucket || as.Burst != tc.burst || math.Abs(as.Rate-tc.rate) > 1e-9 {
+			t.Fatalf("%s: observable as %+v, want a token bucket of %d at %g/s", tc.spec, as, tc.burst, tc.rate)
+		}
+		truth, err := limiter.New(sopt.Limiter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bucket, err := limiter.New(as)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		at := time.Unix(1_800_000_000, 0)
+		admitted := 0
+		for i := range 5000 {
+			if rng.Float64() > 0.3 { // else at the same instant: a burst
+				at = at.Add(time.Duration(rng.ExpFloat64() / tc.rate / 2 * float64(time.Second)))
+			}
+			l, b := truth.Allow("k", at), bucket.Allow("k", at)
+			if l.Allowed != b.Allowed || l.Delay >= probe.DelayResolution {
+				t.Fatalf("%s: request %d at %s: truth allowed %v (delay %s), bucket %v", tc.spec, i, at, l.Allowed, l.Delay, b.Allowed)
+			}
+			if l.Allowed {
+				admitted++
+			}
+		}
+		if admitted == 0 || admitted == 5000 {
+			t.Fatalf("%s: %d of 5000 admitted: the schedule tests nothing", tc.spec, admitted)
 		}
 	}
 }
