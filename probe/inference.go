@@ -206,22 +206,24 @@ func infer(o *observation.Observation, made *fit.Fits) Inference {
 	inf.Explained = len(evs) - m1
 	// Families that do as well (within noise) are observationally
 	// equivalent on this run: say so instead of guessing.
-	runnerUp := math.MaxInt32
+	runnerUp, runnerUpParams := math.MaxInt32, 0
+	unc := observation.DecisionUncertainty(o.RTT)
 	for _, f := range fits[1:] {
 		if f.Mismatches() == math.MaxInt32 {
 			continue
 		}
 		// Two tiers can be any single model (a second tier that never
 		// binds): a composition explaining no more than the best single
-		// model is that model fitted on a coarser grid, not a rival.
+		// model is that model fitted on a coarser grid, not a rival —
+		// unless each of its tiers decides part of the run.
 		degenerate := f.Family == limiter.Tiers && f.Mismatches() >= m1
-		eq := f.Mismatches() <= m1+slack && !degenerate
+		eq := f.Mismatches() <= m1+slack && (!degenerate || fit.TiersDecide(evs, f.Best[0], unc, slack))
 		inf.Alternatives = append(inf.Alternatives, Alternative{Family: f.Family, Explained: len(evs) - f.Mismatches(), Equivalent: eq})
 		if degenerate {
 			continue
 		}
 		if !eq && f.Mismatches() < runnerUp {
-			runnerUp = f.Mismatches()
+			runnerUp, runnerUpParams = f.Mismatches(), f.Params()
 		}
 	}
 	if fit.ExplainsTooLittle(m1, len(evs)) {
@@ -244,10 +246,16 @@ func infer(o *observation.Observation, made *fit.Fits) Inference {
 		inf.PhaseS = &p
 	}
 	if runnerUp == math.MaxInt32 {
-		runnerUp = len(evs)
+		runnerUp, runnerUpParams = len(evs), best.Params()
 	}
-	// Confidence: the margin over the runner-up, discounted by misfit.
-	inf.Confidence = (1 - float64(m1+1)/float64(runnerUp+1)) * math.Max(0, 1-10*float64(m1)/float64(len(evs)))
+	// Confidence: the margin over the runner-up, discounted by misfit. A
+	// best with more free parameters than the runner-up pays each extra
+	// one as a decision it missed, as the ranking does (a composition of
+	// two tiers fits noise a single bucket must miss: it beat an honest
+	// bucket of 86/s by 6 decisions of 887, at 0.86).
+	extra := max(0, best.Params()-runnerUpParams)
+	inf.Confidence = (1 - float64(m1+extra+1)/float64(runnerUp+1)) * math.Max(0, 1-10*float64(m1)/float64(len(evs)))
+	inf.Confidence = math.Max(0, inf.Confidence)
 	inf.Confidence = math.Round(inf.Confidence*100) / 100
 	for _, a := range inf.Alternatives {
 		if a.Equivalent {
@@ -255,6 +263,12 @@ func infer(o *observation.Observation, made *fit.Fits) Inference {
 		}
 	}
 	inf.Evidence = facts(o, inf)
+	if inf.Family == limiter.TokenBucket {
+		if why := hiddenPool(evs, best.Best[0].Config); why != "" {
+			inf.Confidence = math.Min(inf.Confidence, hiddenPoolCap)
+			inf.Evidence = append(inf.Evidence, why)
+		}
+	}
 	if inf.Family == limiter.Concurrency {
 		if hold, unc := medianHold(evs), observation.DecisionUncertainty(o.RTT); hold <= unc {
 			inf.Confidence = math.Min(inf.Confidence, 0.5)

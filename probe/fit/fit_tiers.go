@@ -768,6 +768,11 @@ func TierSpan(cs []Candidate, i int, get func(limiter.Tier) float64) (mid, err f
 // come back within the probe: longer than any probe's budget.
 const hiddenPoolWindow = 10 * time.Minute
 
+// IsHiddenPool reports whether c is a composition HiddenPools made.
+func IsHiddenPool(c limiter.Config) bool {
+	return c.Algo == limiter.Tiers && c.TierMode == limiter.TiersEither && c.Tiers[1].Window == hiddenPoolWindow
+}
+
 // HiddenPools are the compositions a token bucket's fit cannot tell from
 // itself until capacity has had time to come back beyond a few tokens: its
 // capacity split into a primary of half at the same rate and a burst pool
@@ -781,9 +786,11 @@ func HiddenPools(models []Candidate) []Candidate {
 		if c.Algo != limiter.TokenBucket || c.Burst < 4 || c.Block > 0 {
 			continue
 		}
-		primary := limiter.Tier{Algo: limiter.TokenBucket, Rate: c.Rate, Burst: c.Burst / 2}
+		// A bucket refilled in clumps keeps its fills: the primary is
+		// the same bucket at half the capacity, on the same grid.
+		primary := limiter.Tier{Algo: limiter.TokenBucket, Rate: c.Rate, Burst: c.Burst / 2, RefillEvery: c.RefillEvery}
 		pool := limiter.Tier{Algo: limiter.FixedWindow, Limit: c.Burst - c.Burst/2, Window: hiddenPoolWindow, Align: limiter.AlignFirst}
-		return []Candidate{{Config: limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{primary, pool}}, Offset: m.Offset}}
+		return []Candidate{{Config: limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{primary, pool}, Origin: c.Origin}, Offset: m.Offset}}
 	}
 	return nil
 }

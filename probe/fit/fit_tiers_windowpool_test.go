@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/probe/internal/probetest"
+	"github.com/ratecheck/ratecheck/probe/observation"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -35,5 +36,34 @@ func TestTiersSeedAWindowPrimaryFromItsClumps(t *testing.T) {
 	}
 	if p := best[0].Config.Tiers[0]; p.Algo != limiter.FixedWindow || p.Limit != 4 || p.Window != time.Second {
 		t.Fatalf("primary %s, want %s", p, truth.Tiers[0])
+	}
+}
+
+// A window primary beside a burst pool decides every request of its run
+// as two tiers do: alone, the primary rejects most of the burst and the
+// pool admits the trace's every knock, so each tier decides part of it. A
+// bucket beside a window it never fills is the bucket alone.
+func TestTiersDecideOnlyWhenEachTierDoes(t *testing.T) {
+	pool := limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{
+		{Algo: limiter.FixedWindow, Limit: 4, Window: time.Second, Align: limiter.AlignFirst},
+		{Algo: limiter.FixedWindow, Limit: 20, Window: 10 * time.Second, Align: limiter.AlignFirst},
+	}}
+	o := probetest.Simulated(t, pool, probetest.Epoch, 1500*time.Millisecond, 100*time.Millisecond)
+	evs := o.Events()
+	unc := observation.DecisionUncertainty(o.RTT)
+	if !TiersDecide(evs, Candidate{Config: pool}, unc, EquivalenceSlack(len(evs))) {
+		t.Fatal("a primary and its pool: one tier explains the run alone")
+	}
+	idle := limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersAll, Tiers: [2]limiter.Tier{
+		{Algo: limiter.TokenBucket, Rate: 10, Burst: 20},
+		{Algo: limiter.FixedWindow, Limit: 10000, Window: time.Minute},
+	}}
+	o = probetest.Simulated(t, idle.Tiers[0].Config(time.Time{}), probetest.Epoch, 1500*time.Millisecond, 100*time.Millisecond)
+	evs = o.Events()
+	if TiersDecide(evs, Candidate{Config: idle}, unc, EquivalenceSlack(len(evs))) {
+		t.Fatal("a window of 10000 beside a bucket of 20 decided part of a run of a few hundred requests")
+	}
+	if TiersDecide(evs, Candidate{Config: idle.Tiers[0].Config(time.Time{})}, unc, 1) {
+		t.Fatal("a single model is no composition")
 	}
 }

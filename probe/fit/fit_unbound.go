@@ -1,6 +1,12 @@
 package fit
 
-import "github.com/ratecheck/ratecheck/targets/limiter"
+import (
+	"time"
+
+	"github.com/ratecheck/ratecheck/targets/limiter"
+
+	"github.com/ratecheck/ratecheck/probe/observation"
+)
 
 // unboundTiers moves each two-tier candidate one of whose tiers can never
 // bind (limiter.BindingTier) to the fit of the family of the tier that
@@ -40,4 +46,22 @@ func familyIndex(fits []FamilyFit, family string) int {
 		}
 	}
 	return -1
+}
+
+// TiersDecide reports whether each tier of a two-tier candidate decides
+// part of the run: alone, neither explains it within slack of the
+// composition. Such a composition is another limiter, not a single one on
+// a coarser grid: a short window beside a pool whose return the run never
+// saw ties with a bucket refilled in clumps, and the tie is the answer.
+func TiersDecide(evs []observation.Event, c Candidate, unc time.Duration, slack int) bool {
+	if c.Config.Algo != limiter.Tiers {
+		return false
+	}
+	for _, t := range c.Config.Tiers {
+		bound := c.Mismatches + slack
+		if ReplayEvents(evs, t.Config(c.Config.Origin), c.Offset, unc, bound+1, nil) <= bound {
+			return false
+		}
+	}
+	return true
 }

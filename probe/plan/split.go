@@ -131,7 +131,7 @@ func (p *planner) splitTies(ctx context.Context, first *pendingFit) {
 			// The first fit saw the run before the scope trials and the
 			// silent waits: a model what they showed refutes needs no
 			// experiment.
-			fit.models = stillTied(obs, fit.models)
+			fit.models = withoutRefutedPool(obs, stillTied(obs, fit.models))
 		}
 		if len(fit.models) < 2 {
 			return
@@ -318,6 +318,16 @@ func (p *planner) bestSplit(obs *observation.Observation, models []fit.Candidate
 	now := p.e.Now() + splitLead
 	bar, knock := p.naturalEnd(models)
 	enough := settling(models)
+	// A hidden pool still tied with the best (tiedModels) is asked about
+	// first: a schedule that sets it apart wins over any that does not —
+	// the others tied a bucket of 41 with the windows' extremes, and two
+	// volleys 2 s apart left the pool, which a silence of 5 s refutes,
+	// standing at 0.94. Not one the run set apart already, in contention
+	// by the margin alone (withoutRefutedPool).
+	pool := slices.IndexFunc(models, func(m fit.Candidate) bool { return fit.IsHiddenPool(m.Config) })
+	if pool >= 0 && models[pool].Mismatches > bestOf(models)+fit.EquivalenceSlack(len(obs.Results)) {
+		pool = -1
+	}
 	// consider scores a proposed schedule: its disagreements, up to
 	// enough, and their rate per second of what it costs (its length and
 	// half a second to read the answers).
@@ -326,9 +336,12 @@ func (p *planner) bestSplit(obs *observation.Observation, models []fit.Candidate
 		if end > p.deadline || end > bar-answerGrace || len(sched) > p.left()-traceMinReserve {
 			return
 		}
-		score := disagreement(obs, models, now-splitLead, sched)
+		score, apart := disagreement(obs, models, now-splitLead, sched)
 		value := min(score, enough)
 		rate := float64(score) / (sched[len(sched)-1] + 500*time.Millisecond).Seconds()
+		if pool >= 0 && apart[pool] >= splitMinDisagreement {
+			value += enough // asks the pool: before any schedule that does not
+		}
 		if score >= splitMinDisagreement && (value > bestValue || value == bestValue && rate > bestRate) {
 			best, bestScore, bestValue, bestRate = sched, score, value, rate
 		}
@@ -354,14 +367,32 @@ func (p *planner) bestSplit(obs *observation.Observation, models []fit.Candidate
 	return best, bestScore
 }
 
-// settling is how many decisions a deciding experiment must add to a
-// rival's mismatches for the best of models to be named with confidence
-// 0.9 (contention's margin), were the rival as good as the best so far.
-func settling(models []fit.Candidate) int {
+// withoutRefutedPool is models less a hidden pool the run set apart from
+// the best after the first fit (a volley after a silent wait gave more
+// than the primary): by the margin alone it stays in contention, and it
+// made the experiment on an honest bucket of 10/s one its stalls missed
+// 4 decisions of, at confidence 0.41.
+func withoutRefutedPool(obs *observation.Observation, models []fit.Candidate) []fit.Candidate {
+	best, slack := bestOf(models), fit.EquivalenceSlack(len(obs.Results))
+	return slices.DeleteFunc(models, func(m fit.Candidate) bool {
+		return fit.IsHiddenPool(m.Config) && m.Mismatches > best+slack
+	})
+}
+
+// bestOf is the fewest decisions any of models misses.
+func bestOf(models []fit.Candidate) int {
 	best := math.MaxInt
 	for _, m := range models {
 		best = min(best, m.Mismatches)
 	}
+	return best
+}
+
+// settling is how many decisions a deciding experiment must add to a
+// rival's mismatches for the best of models to be named with confidence
+// 0.9 (contention's margin), were the rival as good as the best so far.
+func settling(models []fit.Candidate) int {
+	best := bestOf(models)
 	if best == math.MaxInt {
 		return splitMinDisagreement
 	}
@@ -449,19 +480,25 @@ func knockTrain(gap time.Duration) []time.Duration {
 }
 
 // disagreement counts the proposed requests on which the models do not
-// all decide alike, each model replayed over the run so far first.
-func disagreement(obs *observation.Observation, models []fit.Candidate, from time.Duration, sched []time.Duration) int {
+// all decide alike (n), each model replayed over the run so far first, and
+// for each model those on which it decides unlike the best (apart, in the
+// order of models; 0 for one that cannot be built).
+func disagreement(obs *observation.Observation, models []fit.Candidate, from time.Duration, sched []time.Duration) (n int, apart []int) {
 	evs := obs.Events()
 	unc := observation.DecisionUncertainty(obs.RTT)
 	key := ""
 	if len(evs) > 0 {
 		key = evs[len(evs)-1].Key
 	}
-	decisions := make([][]bool, 0, len(models))
-	for _, m := range models {
+	decisions := make([][]bool, len(models))
+	best := -1
+	for j, m := range models {
 		lim, err := limiter.New(m.Config)
 		if err != nil {
 			continue
+		}
+		if best < 0 || m.Mismatches < models[best].Mismatches {
+			best = j
 		}
 		fit.ReplayOn(lim, evs, m.Offset, unc, len(evs)+1, nil)
 		ds := make([]bool, len(sched))
@@ -469,18 +506,25 @@ func disagreement(obs *observation.Observation, models []fit.Candidate, from tim
 			t := obs.Start.Add(from + at + obs.RTT/2).Add(m.Offset)
 			ds[i] = lim.Allow(key, t).Allowed
 		}
-		decisions = append(decisions, ds)
+		decisions[j] = ds
 	}
-	n := 0
+	apart = make([]int, len(models))
+	if best < 0 {
+		return 0, apart
+	}
 	for i := range sched {
-		for _, ds := range decisions[1:] {
-			if ds[i] != decisions[0][i] {
-				n++
-				break
+		differ := false
+		for j, ds := range decisions {
+			if ds != nil && ds[i] != decisions[best][i] {
+				apart[j]++
+				differ = true
 			}
 		}
+		if differ {
+			n++
+		}
 	}
-	return n
+	return n, apart
 }
 
 // tiedModels are the models that explain the run within noise of the best:
@@ -563,11 +607,13 @@ func tiedModels(o *observation.Observation, stop *atomic.Bool, made *fit.Fits) [
 		// Only while the run has not refuted it already (a silence
 		// long enough for the primary to come back past half, and the
 		// volley after it, may have).
+		// It goes next to the best: last, it fell past splitMaxModels
+		// behind the window families' extremes.
 		unc := observation.DecisionUncertainty(o.RTT)
 		for _, h := range fit.HiddenPools(out) {
 			if m := fit.ReplayEvents(evs, h.Config, h.Offset, unc, best+slack, nil); m <= best+slack {
 				h.Mismatches = m
-				out = append(out, h)
+				out = slices.Insert(out, min(1, len(out)), h)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -25,10 +26,10 @@ func TestDisagreementOfTiedModels(t *testing.T) {
 	for i := range 12 {
 		volley = append(volley, 8*time.Second+10*time.Millisecond-last+time.Duration(i)*splitVolleyGap)
 	}
-	if n := disagreement(obs, []fit.Candidate{wall, log}, last, volley); n < 2 {
+	if n, _ := disagreement(obs, []fit.Candidate{wall, log}, last, volley); n < 2 {
 		t.Fatalf("a fixed window and a sliding log disagree on %d of a volley after the boundary", n)
 	}
-	if n := disagreement(obs, []fit.Candidate{wall, wall}, last, volley); n != 0 {
+	if n, _ := disagreement(obs, []fit.Candidate{wall, wall}, last, volley); n != 0 {
 		t.Fatalf("a model disagrees with itself on %d", n)
 	}
 }
@@ -43,8 +44,8 @@ func TestKnockingSplitsARefillFromACountingCounter(t *testing.T) {
 	obs := probetest.Simulated(t, bucket, probetest.Epoch, time.Second+30*time.Millisecond, 50*time.Millisecond)
 	counting := fit.Candidate{Config: limiter.Config{Algo: limiter.SlidingCounter, Limit: 10, Window: time.Second, Align: limiter.AlignStart, Origin: probetest.Epoch.Add(-time.Hour + 370*time.Millisecond), CountRejected: true}}
 	last := obs.Results[len(obs.Results)-1].Sent
-	fast := disagreement(obs, []fit.Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[0]))
-	slow := disagreement(obs, []fit.Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[len(splitKnockGaps)-1]))
+	fast, _ := disagreement(obs, []fit.Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[0]))
+	slow, _ := disagreement(obs, []fit.Candidate{{Config: bucket}, counting}, last, knockTrain(splitKnockGaps[len(splitKnockGaps)-1]))
 	t.Logf("disagreements: %d knocking at 40/s, %d at 10/s", fast, slow)
 	if fast < 10 || fast <= slow {
 		t.Fatalf("knocking at 40/s: %d disagreements, at 10/s: %d", fast, slow)
@@ -183,9 +184,35 @@ func TestFirstAlignedWindowAndItsStartGridAreSplit(t *testing.T) {
 	from := obs.Results[len(obs.Results)-1].Sent
 	best := 0
 	for _, silence := range splitSilences[1:] {
-		best = max(best, disagreement(obs, []fit.Candidate{*first, *start}, from, twoVolleysAfter(silence, 22)))
+		n, _ := disagreement(obs, []fit.Candidate{*first, *start}, from, twoVolleysAfter(silence, 22))
+		best = max(best, n)
 	}
 	if best < splitMinDisagreement {
 		t.Fatalf("no two volleys split the grids: at most %d requests decided differently", best)
+	}
+}
+
+// A bucket's capacity may be a primary and a burst pool that has not come
+// back: the deciding experiment's contest holds that composition next to
+// the best, whatever else ties (appended last, it fell past splitMaxModels
+// behind the window families' extremes), and the experiment chosen
+// between them is a volley after a silence the primary could not fill
+// (more than half the capacity at the rate, 5 s for 40 at 4/s), which
+// sets the pool apart from the bucket on more than noise.
+func TestDecidingExperimentAsksForTheHiddenPool(t *testing.T) {
+	bucket := limiter.Config{Algo: limiter.TokenBucket, Rate: 4, Burst: 40}
+	obs := probetest.Simulated(t, bucket, probetest.Epoch, time.Second, 100*time.Millisecond)
+	models := tiedModels(obs, nil, nil)
+	pool := slices.IndexFunc(models, func(m fit.Candidate) bool { return m.Config.Algo == limiter.Tiers })
+	if pool < 0 || pool > 1 {
+		t.Fatalf("the hidden pool is at %d of %d tied models", pool, len(models))
+	}
+	from := obs.Results[len(obs.Results)-1].Sent
+	n, apart := disagreement(obs, []fit.Candidate{models[0], models[pool]}, from, volleyAfter(8*time.Second, 42))
+	if n < splitMinDisagreement || apart[1] != n {
+		t.Fatalf("a volley after 8 s: %d decided differently, %v apart from the best", n, apart)
+	}
+	if n, _ := disagreement(obs, []fit.Candidate{models[0], models[pool]}, from, volleyAfter(2*time.Second, 42)); n != 0 {
+		t.Fatalf("a volley after 2 s, within the primary's half: %d decided differently", n)
 	}
 }
