@@ -16,11 +16,7 @@ import (
 // no bucket's refill; the clumps seed the primary, the rest of the burst
 // the pool, and the search explains every decision with them.
 func TestTiersSeedAWindowPrimaryFromItsClumps(t *testing.T) {
-	truth := limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{
-		{Algo: limiter.FixedWindow, Limit: 4, Window: time.Second, Align: limiter.AlignFirst},
-		{Algo: limiter.FixedWindow, Limit: 20, Window: 10 * time.Second, Align: limiter.AlignFirst},
-	}}
-	o := probetest.Simulated(t, truth, probetest.Epoch, 1500*time.Millisecond, 100*time.Millisecond)
+	truth, o := windowPoolRun(t)
 	evs := o.Events()
 	r := earlyRegime(evs)
 	var seeded bool
@@ -44,11 +40,7 @@ func TestTiersSeedAWindowPrimaryFromItsClumps(t *testing.T) {
 // pool admits the trace's every knock, so each tier decides part of it. A
 // bucket beside a window it never fills is the bucket alone.
 func TestTiersDecideOnlyWhenEachTierDoes(t *testing.T) {
-	pool := limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{
-		{Algo: limiter.FixedWindow, Limit: 4, Window: time.Second, Align: limiter.AlignFirst},
-		{Algo: limiter.FixedWindow, Limit: 20, Window: 10 * time.Second, Align: limiter.AlignFirst},
-	}}
-	o := probetest.Simulated(t, pool, probetest.Epoch, 1500*time.Millisecond, 100*time.Millisecond)
+	pool, o := windowPoolRun(t)
 	evs := o.Events()
 	unc := observation.DecisionUncertainty(o.RTT)
 	if !TiersDecide(evs, Candidate{Config: pool}, unc, EquivalenceSlack(len(evs))) {
@@ -66,4 +58,15 @@ func TestTiersDecideOnlyWhenEachTierDoes(t *testing.T) {
 	if TiersDecide(evs, Candidate{Config: idle.Tiers[0].Config(time.Time{})}, unc, 1) {
 		t.Fatal("a single model is no composition")
 	}
+}
+
+// windowPoolRun is a fixed window of 4 per second beside a burst pool of 20
+// per 10 s, both opening at a key's first request, and its run on a
+// virtual clock: a burst at 1.5 s, then the trace every 100 ms.
+func windowPoolRun(t *testing.T) (limiter.Config, *observation.Observation) {
+	c := limiter.Config{Algo: limiter.Tiers, TierMode: limiter.TiersEither, Tiers: [2]limiter.Tier{
+		{Algo: limiter.FixedWindow, Limit: 4, Window: time.Second, Align: limiter.AlignFirst},
+		{Algo: limiter.FixedWindow, Limit: 20, Window: 10 * time.Second, Align: limiter.AlignFirst},
+	}}
+	return c, probetest.Simulated(t, c, probetest.Epoch, 1500*time.Millisecond, 100*time.Millisecond)
 }
