@@ -101,8 +101,9 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 	// per CPU, sharing the best mismatch count found so far as the bound,
 	// and merge in grid order so the result is the same as a serial scan.
 	workers := max(1, min(fitCPUs(), len(cfgs)/minReplaysPerWorker))
+	placed := placeGrid(byKey, evs, cfgs, rtt, unc)
 	var shared atomic.Int64
-	shared.Store(int64(pilotBound(byKey, evs, cfgs, rtt, unc)))
+	shared.Store(int64(pilotBound(placed, cfgs, rtt)))
 	parts := make([][]Candidate, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -125,11 +126,7 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 					offsets = replayOffsets(c, rtt)
 				}
 				for _, off := range offsets {
-					order := byKey
-					if c.Algo == limiter.Concurrency {
-						order = evs
-					}
-					m := ReplayEvents(order, c, off, unc, min(best, int(shared.Load()))+margin, nil)
+					m := placed.replay(c, off, min(best, int(shared.Load()))+margin)
 					if m < best {
 						best = m
 						out = slices.DeleteFunc(out, func(c Candidate) bool { return c.Mismatches > m+margin })
@@ -165,23 +162,65 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 // candidate: without it, each worker's first replays run unbounded to the
 // end of the run. (Only a bound: the sample is replayed again in the
 // grid, so the result is the same as without it.)
-func pilotBound(byKey, evs []observation.Event, cfgs []limiter.Config, rtt, unc time.Duration) int {
+func pilotBound(placed gridPlacement, cfgs []limiter.Config, rtt time.Duration) int {
 	best := math.MaxInt32
 	if len(cfgs) < pilotMinGrid {
 		return best
 	}
 	for i := 0; i < len(cfgs); i += len(cfgs) / pilotSamples {
 		c := cfgs[i]
-		order := byKey
-		if c.Algo == limiter.Concurrency {
-			order = evs
-		}
 		for _, off := range replayOffsets(c, rtt) {
-			best = min(best, ReplayEvents(order, c, off, unc, best, nil))
+			best = min(best, placed.replay(c, off, best))
 		}
 	}
 	return best
 }
+
+// gridPlacement is a grid's events, in key-major order (KeyMajor) and in
+// time order (a concurrency cap's), and the key-major ones placed at each
+// clock offset the grid is replayed at (replayOffsets), once for the grid.
+type gridPlacement struct {
+	byKey, evs []observation.Event
+	unc        time.Duration
+	placed     map[time.Duration]timeline
+}
+
+// placeGrid places byKey at the offsets cfgs are replayed at. A grid of
+// a few candidates (a widening's step) is replayed unplaced: placing costs
+// about as much as one replay.
+func placeGrid(byKey, evs []observation.Event, cfgs []limiter.Config, rtt, unc time.Duration) gridPlacement {
+	g := gridPlacement{byKey: byKey, evs: evs, unc: unc, placed: map[time.Duration]timeline{}}
+	if len(cfgs) < minPlacedGrid {
+		return g
+	}
+	for i, c := range cfgs {
+		if c.Algo == limiter.Concurrency || i > 0 && c.Algo == cfgs[i-1].Algo && c.Align == cfgs[i-1].Align && c.Algo != limiter.Tiers {
+			continue
+		}
+		for _, off := range replayOffsets(c, rtt) {
+			if _, ok := g.placed[off]; !ok {
+				g.placed[off] = placeEvents(byKey, off, unc)
+			}
+		}
+	}
+	return g
+}
+
+// replay is ReplayEvents of c at offset, on the grid's placement when
+// there is one.
+func (g gridPlacement) replay(c limiter.Config, offset time.Duration, bound int) int {
+	if c.Algo == limiter.Concurrency {
+		return ReplayEvents(g.evs, c, offset, g.unc, bound, nil)
+	}
+	if tl, ok := g.placed[offset]; ok {
+		return replayTimeline(tl, c, bound, nil)
+	}
+	return ReplayEvents(g.byKey, c, offset, g.unc, bound, nil)
+}
+
+// minPlacedGrid is the smallest grid whose events are placed once for all
+// its candidates.
+const minPlacedGrid = 8
 
 // pilotSamples is how many of a grid's candidates pilotBound replays;
 // pilotMinGrid the smallest grid worth it.

@@ -34,8 +34,8 @@ func TestReplayPassesOverRefusalsUnchanged(t *testing.T) {
 			}
 			for _, off := range replayOffsets(c, obs.RTT) {
 				asked, passed := make([]answer, len(evs)), make([]answer, len(evs))
-				ma := replayOn(mustModel(t, c), evs, off, unc, math.MaxInt32, asked, false)
-				mp := replayOn(mustModel(t, c), evs, off, unc, math.MaxInt32, passed, true)
+				ma := replayOn(mustModel(t, c), placeEvents(evs, off, unc), math.MaxInt32, asked, false)
+				mp := replayOn(mustModel(t, c), placeEvents(evs, off, unc), math.MaxInt32, passed, true)
 				if ma != mp || !slices.Equal(asked, passed) {
 					t.Fatalf("%s: %+v at offset %v: %d mismatches asked, %d passing over refusals", name, c, off, ma, mp)
 				}
