@@ -76,8 +76,8 @@ func (c Config) Validate() error {
 	}
 	switch c.Algo {
 	case TokenBucket, LeakyShaping:
-		if c.Rate <= 0 {
-			return fmt.Errorf("%s needs a positive rate, e.g. rate=10/s", c.Algo)
+		if !(c.Rate > 0) || math.IsInf(c.Rate, 1) {
+			return fmt.Errorf("%s needs a positive, finite rate, e.g. rate=10/s", c.Algo)
 		}
 		if c.Burst < 0 {
 			return fmt.Errorf("burst must be ≥ 0, got %d", c.Burst)

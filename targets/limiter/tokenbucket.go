@@ -13,24 +13,33 @@ import (
 // outside. golang.org/x/time/rate does the arithmetic, on the caller's clock.
 type tokenBucket struct {
 	cfg  Config
-	keys map[string]*rate.Limiter
+	keys keyed[rate.Limiter]
 }
 
 func newTokenBucket(cfg Config) *tokenBucket {
-	return &tokenBucket{cfg: cfg, keys: map[string]*rate.Limiter{}}
+	return &tokenBucket{cfg: cfg}
 }
 
 func (b *tokenBucket) Config() Config            { return b.cfg }
 func (b *tokenBucket) Release(string, time.Time) {}
 
+// Allow asks rate.Limiter once where its answer is a rejection: the
+// tokens at now decide it as AllowN would (see check), and a rejection
+// changes nothing. An admission is AllowN's, which takes the token: the
+// tokens left are one fewer (AllowN's own subtraction, and a TokensAt at
+// the same instant adds nothing).
 func (b *tokenBucket) Allow(key string, now time.Time) Decision {
-	lim := b.keys[key]
+	lim := b.keys.lookup(key)
 	if lim == nil {
 		lim = rate.NewLimiter(rate.Limit(b.cfg.Rate), b.cfg.Burst)
-		b.keys[key] = lim
+		b.keys.add(key, lim)
 	}
-	d := Decision{Limit: b.cfg.Burst, Allowed: lim.AllowN(now, 1)}
 	tokens := lim.TokensAt(now)
+	d := Decision{Limit: b.cfg.Burst}
+	if b.admits(tokens) && lim.AllowN(now, 1) {
+		d.Allowed = true
+		tokens--
+	}
 	if !d.Allowed {
 		d.RetryAfter = secondsToDuration((1 - tokens) / b.cfg.Rate)
 	}
@@ -40,6 +49,15 @@ func (b *tokenBucket) Allow(key string, now time.Time) Decision {
 	}
 	d.Reset = secondsToDuration((float64(b.cfg.Burst) - tokens) / b.cfg.Rate)
 	return d
+}
+
+// admits says whether a request finding tokens in the bucket is admitted:
+// AllowN's decision, whose wait for the missing part of a token,
+// truncated to whole nanoseconds, is zero. (Where the float arithmetic
+// leaves the range of a Duration — a rate of zero or infinity — it says
+// yes, and Allow asks AllowN.)
+func (b *tokenBucket) admits(tokens float64) bool {
+	return tokens >= 1 || time.Duration((1-tokens)/b.cfg.Rate*float64(time.Second)) <= 0
 }
 
 // secondsToDuration rounds to the nearest nanosecond: the float arithmetic
@@ -56,11 +74,11 @@ func secondsToDuration(s float64) time.Duration {
 // whole nanoseconds as rate.Limiter does, is zero.
 func (b *tokenBucket) check(key string, now time.Time) Decision {
 	tokens := float64(b.cfg.Burst) // a new key starts full
-	if lim := b.keys[key]; lim != nil {
+	if lim := b.keys.lookup(key); lim != nil {
 		tokens = lim.TokensAt(now)
 	}
 	d := Decision{Limit: b.cfg.Burst, Remaining: max(int(math.Floor(tokens)), 0)}
-	d.Allowed = tokens >= 1 || time.Duration((1-tokens)/b.cfg.Rate*float64(time.Second)) <= 0
+	d.Allowed = b.admits(tokens)
 	if !d.Allowed {
 		d.RetryAfter = secondsToDuration((1 - tokens) / b.cfg.Rate)
 	}
