@@ -88,10 +88,8 @@ func FitStartAligned(evs []observation.Event, h Hypotheses, family string, plain
 			}
 		}
 	}
-	for _, n := range near {
-		for k := -startGridSteps; k <= startGridSteps; k++ {
-			addWindow(time.Duration(float64(n) * (1 + startSpread*float64(k)/startGridSteps)))
-		}
+	for _, w := range spreadGrid(near) {
+		addWindow(w)
 	}
 	type pair struct {
 		l int
@@ -161,6 +159,41 @@ func FitStartAligned(evs []observation.Event, h Hypotheses, family string, plain
 	// truth may sit on the wrong side of one.
 	best = finerPhases(evs, best, coarse[:min(len(coarse), startSeeds)], startPhases*startRefine, startRefine, ref, rtt)
 	return Widen(evs, best, rtt, windowOf, withWindow)
+}
+
+// spreadGrid is the grid of windows across startSpread either side of
+// each plain fit's window, in steps of startSpread/startGridSteps of it.
+// Windows whose spreads overlap share one grid, stepped by the smallest's
+// step from its low end to the largest's high end: five tied windows
+// within 5 % of each other (a minute's window on a coarse trace) are 23
+// windows to try, not 105.
+func spreadGrid(near []time.Duration) []time.Duration {
+	sorted := slices.Clone(near)
+	slices.Sort(sorted)
+	var out []time.Duration
+	for i := 0; i < len(sorted); {
+		first, last := sorted[i], sorted[i]
+		for i++; i < len(sorted) && spreadLow(sorted[i]) <= spreadHigh(last); i++ {
+			last = sorted[i]
+		}
+		for k := -startGridSteps; ; k++ {
+			w := time.Duration(float64(first) * (1 + startSpread*float64(k)/startGridSteps))
+			if k > startGridSteps && w > spreadHigh(last) {
+				break
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// spreadLow and spreadHigh are the ends of the spread around w.
+func spreadLow(w time.Duration) time.Duration {
+	return time.Duration(float64(w) * (1 - startSpread))
+}
+
+func spreadHigh(w time.Duration) time.Duration {
+	return time.Duration(float64(w) * (1 + startSpread))
 }
 
 // countingWindows is the geometric grid of windows a limiter that counts
