@@ -23,19 +23,21 @@ import (
 // plain fits' windows and still be tried on a start grid.
 const startSpread = 0.25
 
-// startPhases is the coarse phase grid per window, refined startRefine
-// times finer around the best startSeeds coarse phases (widen then takes
-// the phase to its interval); startWindowStep/Steps the grid of windows
-// around each L/r.
+// startPhases is the coarse phase grid per window; the best startSeeds
+// coarse phases are refined in steps of a startFineParts-th of the window,
+// startRefine either way: half a coarse step, so the fine grids around
+// neighbouring coarse points meet (widen then takes the phase to its
+// interval); startWindowStep/Steps the grid of windows around each L/r.
 const (
 	// countingMinWindow and countingWindowStep make the geometric grid of
 	// a counting sliding counter's windows: eight per octave, ±4.5%, which
 	// the widening then refines.
 	countingMinWindow  = 500 * time.Millisecond
 	countingWindowStep = 1.0905
-	startPhases        = 20
+	startPhases        = 10
 	startRefine        = 10
 	startSeeds         = 24
+	startFineParts     = 200
 	// startCoarseMargin: coarse candidates this many mismatches behind the
 	// best are refined too.
 	startCoarseMargin = 2
@@ -155,9 +157,9 @@ func FitStartAligned(evs []observation.Event, h Hypotheses, family string, plain
 	}
 	// Finer phases around the best coarse ones, and those a decision or
 	// two behind: a boundary is located to the trace's resolution, far
-	// below a twentieth of a window, and the coarse point nearest the
+	// below a tenth of a window, and the coarse point nearest the
 	// truth may sit on the wrong side of one.
-	best = finerPhases(evs, best, coarse[:min(len(coarse), startSeeds)], startPhases*startRefine, startRefine, ref, rtt)
+	best = finerPhases(evs, best, coarse[:min(len(coarse), startSeeds)], startFineParts, startRefine, ref, rtt)
 	return Widen(evs, best, rtt, windowOf, withWindow)
 }
 
