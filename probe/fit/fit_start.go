@@ -52,26 +52,24 @@ const (
 // (fixed_window or sliding_counter), seeded by plain, that family's and its
 // neighbours' best plain candidates.
 func FitStartAligned(evs []observation.Event, h Hypotheses, family string, plain []Candidate, rtt time.Duration) []Candidate {
+	// Limits: the plain fits', and the burst's capacity (a plain model
+	// that misplaced the boundaries may have fitted another); their
+	// neighbours are tried with the finer phases, around the best.
 	var limits []int
+	addLimit := func(l int) {
+		if l >= 1 && !slices.Contains(limits, l) {
+			limits = append(limits, l)
+		}
+	}
 	var near []time.Duration
 	for _, c := range plain {
-		for d := -1; d <= 1; d++ {
-			if l := c.Config.Limit + d; l >= 1 && !slices.Contains(limits, l) {
-				limits = append(limits, l)
-			}
-		}
+		addLimit(c.Config.Limit)
 		if c.Config.Window > 0 && !slices.Contains(near, c.Config.Window) {
 			near = append(near, c.Config.Window)
 		}
 	}
-	// The burst's capacity is a limit too: a plain model that misplaced
-	// the boundaries may have fitted another.
 	for _, c := range h.capacities {
-		for d := -1; d <= 1; d++ {
-			if l := c + d; l >= 1 && !slices.Contains(limits, l) {
-				limits = append(limits, l)
-			}
-		}
+		addLimit(c)
 	}
 	// Windows: the plain fits', the common ones near them, and a grid
 	// across the spread around each (a plain model fitted to a grid of
@@ -159,8 +157,26 @@ func FitStartAligned(evs []observation.Event, h Hypotheses, family string, plain
 	// two behind: a boundary is located to the trace's resolution, far
 	// below a tenth of a window, and the coarse point nearest the
 	// truth may sit on the wrong side of one.
-	best = finerPhases(evs, best, coarse[:min(len(coarse), startSeeds)], startFineParts, startRefine, ref, rtt)
+	best = finerPhases(evs, best, withNeighbourLimits(coarse[:min(len(coarse), startSeeds)]), startFineParts, startRefine, ref, rtt)
 	return Widen(evs, best, rtt, windowOf, withWindow)
+}
+
+// withNeighbourLimits is seeds with each one's limit one lower and one
+// higher beside it: a boundary misplaced by the coarse phase moves an
+// admission or two between windows, which a neighbouring limit explains
+// until the phase is found.
+func withNeighbourLimits(seeds []Candidate) []Candidate {
+	out := slices.Clone(seeds)
+	for _, c := range seeds {
+		for _, d := range []int{-1, 1} {
+			n := c
+			n.Config.Limit += d
+			if n.Config.Limit >= 1 && !slices.ContainsFunc(out, func(o Candidate) bool { return o.Config == n.Config }) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // spreadGrid is the grid of windows across startSpread either side of
