@@ -101,9 +101,9 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 	// per CPU, sharing the best mismatch count found so far as the bound,
 	// and merge in grid order so the result is the same as a serial scan.
 	workers := max(1, min(fitCPUs(), len(cfgs)/minReplaysPerWorker))
-	placed := placeGrid(byKey, evs, cfgs, rtt, unc)
+	grid := placeGrid(byKey, evs, cfgs, rtt, unc)
 	var shared atomic.Int64
-	shared.Store(int64(pilotBound(placed, cfgs, rtt)))
+	shared.Store(int64(pilotBound(grid, cfgs, rtt)))
 	parts := make([][]Candidate, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -126,7 +126,7 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 					offsets = replayOffsets(c, rtt)
 				}
 				for _, off := range offsets {
-					m := placed.replay(c, off, min(best, int(shared.Load()))+margin)
+					m := grid.replay(c, off, min(best, int(shared.Load()))+margin)
 					if m < best {
 						best = m
 						out = slices.DeleteFunc(out, func(c Candidate) bool { return c.Mismatches > m+margin })
@@ -162,7 +162,7 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 // candidate: without it, each worker's first replays run unbounded to the
 // end of the run. (Only a bound: the sample is replayed again in the
 // grid, so the result is the same as without it.)
-func pilotBound(placed gridPlacement, cfgs []limiter.Config, rtt time.Duration) int {
+func pilotBound(grid gridPlacement, cfgs []limiter.Config, rtt time.Duration) int {
 	best := math.MaxInt32
 	if len(cfgs) < pilotMinGrid {
 		return best
@@ -170,7 +170,7 @@ func pilotBound(placed gridPlacement, cfgs []limiter.Config, rtt time.Duration) 
 	for i := 0; i < len(cfgs); i += len(cfgs) / pilotSamples {
 		c := cfgs[i]
 		for _, off := range replayOffsets(c, rtt) {
-			best = min(best, placed.replay(c, off, best))
+			best = min(best, grid.replay(c, off, best))
 		}
 	}
 	return best
@@ -182,24 +182,24 @@ func pilotBound(placed gridPlacement, cfgs []limiter.Config, rtt time.Duration) 
 type gridPlacement struct {
 	byKey, evs []observation.Event
 	unc        time.Duration
-	placed     map[time.Duration]timeline
+	byOffset   map[time.Duration]timeline
 }
 
 // placeGrid places byKey at the offsets cfgs are replayed at. A grid of
 // a few candidates (a widening's step) is replayed unplaced: placing costs
 // about as much as one replay.
 func placeGrid(byKey, evs []observation.Event, cfgs []limiter.Config, rtt, unc time.Duration) gridPlacement {
-	g := gridPlacement{byKey: byKey, evs: evs, unc: unc, placed: map[time.Duration]timeline{}}
+	g := gridPlacement{byKey: byKey, evs: evs, unc: unc, byOffset: map[time.Duration]timeline{}}
 	if len(cfgs) < minPlacedGrid {
 		return g
 	}
-	for i, c := range cfgs {
-		if c.Algo == limiter.Concurrency || i > 0 && c.Algo == cfgs[i-1].Algo && c.Align == cfgs[i-1].Align && c.Algo != limiter.Tiers {
+	for _, c := range cfgs {
+		if c.Algo == limiter.Concurrency {
 			continue
 		}
 		for _, off := range replayOffsets(c, rtt) {
-			if _, ok := g.placed[off]; !ok {
-				g.placed[off] = placeEvents(byKey, off, unc)
+			if _, ok := g.byOffset[off]; !ok {
+				g.byOffset[off] = placeEvents(byKey, off, unc)
 			}
 		}
 	}
@@ -212,7 +212,7 @@ func (g gridPlacement) replay(c limiter.Config, offset time.Duration, bound int)
 	if c.Algo == limiter.Concurrency {
 		return ReplayEvents(g.evs, c, offset, g.unc, bound, nil)
 	}
-	if tl, ok := g.placed[offset]; ok {
+	if tl, ok := g.byOffset[offset]; ok {
 		return replayTimeline(tl, c, bound, nil)
 	}
 	return ReplayEvents(g.byKey, c, offset, g.unc, bound, nil)
