@@ -430,8 +430,7 @@ func HypothesesOf(o *observation.Observation) Hypotheses {
 		// The round windows near it: the only ones a wall grid is
 		// searched at (wallWindow). Wider than the fine grid: a trace
 		// that knocked ever more slowly sees a boundary late.
-		lo := time.Duration(float64(s) * (1 - wallSeedSpan))
-		for w := lo.Truncate(wallUnit) + wallUnit; float64(w) <= float64(s)*(1+wallSeedSpan); w += wallUnit {
+		for _, w := range wallWindowsNear(time.Duration(float64(s)*(1-wallSeedSpan)), time.Duration(float64(s)*(1+wallSeedSpan))) {
 			if !seenWall[w] {
 				seenWall[w] = true
 				h.wallWindows = append(h.wallWindows, w)

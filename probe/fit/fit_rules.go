@@ -173,10 +173,7 @@ func firstTwins(evs []observation.Event, start []Candidate, rtt time.Duration) [
 	}
 	// Only round windows (wallUnit): a grid each key anchors, at a free
 	// window, fits coincidences as a wall grid at a free window would.
-	var windows []time.Duration
-	for w := time.Duration(0.9*float64(lo)).Truncate(wallUnit) + wallUnit; float64(w) <= 1.1*float64(hi); w += wallUnit {
-		windows = append(windows, w)
-	}
+	windows := wallWindowsNear(time.Duration(0.9*float64(lo)), time.Duration(1.1*float64(hi)))
 	var cfgs []limiter.Config
 	for _, k := range kinds {
 		for _, w := range windows {
@@ -219,6 +216,36 @@ const wallUnit = 100 * time.Millisecond
 
 // wallWindow reports whether w may be searched on the wall grid.
 func wallWindow(w time.Duration) bool { return w%wallUnit == 0 }
+
+// longWallWindow and longWallUnit: from ten seconds on, a window on the
+// wall clock is written in whole seconds (Kong's minute and hour, envoy's
+// units, a Redis key's expiry): a tenth of a second is a hundredth of it
+// or less, a phase in disguise as wallUnit says of finer lengths, and a
+// grid of tenths ±10 % around a two-minute seed was 280 windows, a tenth
+// of all the fits' work.
+const (
+	longWallWindow = 10 * time.Second
+	longWallUnit   = time.Second
+)
+
+// wallWindowsNear are the round windows after lo up to hi.
+func wallWindowsNear(lo, hi time.Duration) []time.Duration {
+	var ws []time.Duration
+	for w := nextWallWindow(lo); w <= hi; w = nextWallWindow(w) {
+		ws = append(ws, w)
+	}
+	return ws
+}
+
+// nextWallWindow is the round window after w: the next tenth of a second,
+// or whole second from longWallWindow on.
+func nextWallWindow(w time.Duration) time.Duration {
+	unit := wallUnit
+	if w+wallUnit >= longWallWindow {
+		unit = longWallUnit
+	}
+	return w.Truncate(unit) + unit
+}
 
 // onWallGrid reports whether c's windows follow the wall clock.
 func onWallGrid(c limiter.Config) bool {
