@@ -28,7 +28,7 @@ type search struct {
 func FitAll(evs []observation.Event, h Hypotheses, rtt time.Duration) []FamilyFit {
 	s := search{evs: evs, h: h, rtt: rtt}
 	fits := []FamilyFit{s.none(), s.concurrency()}
-	tb, ls := s.bucketGrids(h.Rates)
+	tb, ls := s.bucketGrids(h.Rates, h.Limits)
 	fits = append(fits, s.refined(limiter.TokenBucket, s.withBucketsOfOne(tb)), s.refined(limiter.LeakyShaping, ls))
 	fits = append(fits, s.windows()...)
 	top := math.MaxInt32
@@ -79,14 +79,14 @@ func (s search) concurrency() FamilyFit {
 
 // bucketGrids are the token buckets and shaping queues at rates × the
 // hypotheses' limits (and nginx delay=N values).
-func (s search) bucketGrids(rates []float64) (tb, ls []limiter.Config) {
+func (s search) bucketGrids(rates []float64, limits []int) (tb, ls []limiter.Config) {
 	h := s.h
 	// Sized up front: a config is some 300 bytes, and growing lists of
 	// tens of thousands by append cost a quarter of a fit's CPU.
-	tb = make([]limiter.Config, 0, len(rates)*len(h.Limits)+len(h.Windows))
-	ls = make([]limiter.Config, 0, len(rates)*len(h.Limits)*len(h.delays))
+	tb = make([]limiter.Config, 0, len(rates)*len(limits)+len(h.Windows))
+	ls = make([]limiter.Config, 0, len(rates)*len(limits)*len(h.delays))
 	for _, r := range rates {
-		for _, b := range h.Limits {
+		for _, b := range limits {
 			tb = append(tb, limiter.Config{Algo: limiter.TokenBucket, Rate: r, Burst: b})
 			for _, d := range h.delays {
 				// delay ≥ burst never queues: that is a token bucket.
@@ -124,8 +124,18 @@ func (s search) refined(family string, coarse []limiter.Config) FamilyFit {
 	if len(best) == 0 {
 		return FamilyFit{Family: family}
 	}
-	for _, step := range refineSteps {
-		tb, ls := s.bucketGrids(ratesAround(best, step))
+	searched := slices.Clone(s.h.Rates)
+	for i, step := range refineSteps {
+		around := ratesAround(best, step, searched)
+		if len(around) == 0 {
+			continue
+		}
+		searched = append(searched, around...)
+		limits := s.h.Limits
+		if i > 0 {
+			limits = limitsNear(best, s.h.Limits)
+		}
+		tb, ls := s.bucketGrids(around, limits)
 		fine := ls
 		if family == limiter.TokenBucket {
 			fine = tb
@@ -139,8 +149,11 @@ func (s search) refined(family string, coarse []limiter.Config) FamilyFit {
 
 // ratesAround are the rates refineSpan steps either side of every distinct
 // rate among the tied best (at most refineSeeds of them): ties between
-// rates are common before the grid is fine.
-func ratesAround(best []Candidate, step float64) []float64 {
+// rates are common before the grid is fine. A rate the grid searched
+// already brackets within step on both sides (one on the fine grid around
+// an estimate, RateFineStep) is known to that step: refining it there
+// would replay a grid no finer than the one that found it.
+func ratesAround(best []Candidate, step float64, searched []float64) []float64 {
 	var rates []float64
 	seen := map[float64]bool{}
 	for _, c := range best {
@@ -148,11 +161,44 @@ func ratesAround(best []Candidate, step float64) []float64 {
 			continue
 		}
 		seen[c.Config.Rate] = true
+		if bracketed(c.Config.Rate, step, searched) {
+			continue
+		}
 		for k := -refineSpan; k <= refineSpan; k++ {
 			rates = append(rates, c.Config.Rate*(1+float64(k)*step))
 		}
 	}
 	return rates
+}
+
+// limitsNear are the limits within refineLimitSpan of a tied best's
+// capacity (a shaping queue's burst plus the request it serves).
+func limitsNear(best []Candidate, limits []int) []int {
+	var near []int
+	for _, l := range limits {
+		for _, c := range best {
+			capacity := c.Config.Burst
+			if c.Config.Algo == limiter.LeakyShaping {
+				capacity++
+			}
+			if l >= capacity-refineLimitSpan && l <= capacity+refineLimitSpan {
+				near = append(near, l)
+				break
+			}
+		}
+	}
+	return near
+}
+
+// bracketed says whether rates holds a rate within step of r (relatively)
+// on each side of it.
+func bracketed(r, step float64, rates []float64) bool {
+	below, above := false, false
+	for _, q := range rates {
+		below = below || (q < r && q >= r*(1-step))
+		above = above || (q > r && q <= r*(1+step))
+	}
+	return below && above
 }
 
 // windows fits the three window families on their plain grids.
