@@ -249,6 +249,12 @@ const (
 	// twice each estimate, for a trace that misled the estimate (a bucket
 	// of 1 whose admissions drift later every cycle).
 	RateCoarseSteps = 12
+	// rateFineTolerance and rateCoarseTolerance: how near a rate already
+	// in the grid makes another redundant. Half a fine step; a sixth of a
+	// coarse one (1 %), so a coarse rate next to an estimate's fine grid
+	// (±3 %) still extends it by a coarse step (6 %).
+	rateFineTolerance   = RateFineStep / 2
+	rateCoarseTolerance = 0.01
 	// windowStep and windowSteps make a grid of ±2% in 0.5% steps around
 	// each window seed: a step's start is known only to the trace's send
 	// interval.
@@ -380,14 +386,7 @@ func HypothesesOf(o *observation.Observation) Hypotheses {
 	// fraction of a percent). A queue's replay is so sharp — 1% off and
 	// every later decision shifts — that each estimate gets a fine grid,
 	// plus a coarse one from half to twice for robustness.
-	for _, est := range rateEstimates(o) {
-		for k := -RateFineSteps; k <= RateFineSteps; k++ {
-			h.Rates = append(h.Rates, est*(1+float64(k)*RateFineStep))
-		}
-		for k := -RateCoarseSteps; k <= RateCoarseSteps; k++ {
-			h.Rates = append(h.Rates, est*math.Pow(2, float64(k)/RateCoarseSteps))
-		}
-	}
+	h.Rates = rateGrid(rateEstimates(o))
 	// Windows: distances between the starts of admission steps, and from
 	// the first requests to the first step.
 	var seeds []time.Duration
@@ -463,6 +462,35 @@ func HypothesesOf(o *observation.Observation) Hypotheses {
 	}
 	h.refill = refillSeedsOf(o)
 	return h
+}
+
+// rateGrid is the fine and the coarse grid around each estimate, the
+// first estimate's fine grid first (traceRate reads its middle).
+// Estimates close together share their grids: a rate within half a fine
+// step of one already there (rateFineTolerance), or a coarse rate within
+// rateCoarseTolerance of one, adds nothing to them.
+func rateGrid(ests []float64) []float64 {
+	var rates []float64
+	for _, est := range ests {
+		for k := -RateFineSteps; k <= RateFineSteps; k++ {
+			rates = withRate(rates, est*(1+float64(k)*RateFineStep), rateFineTolerance)
+		}
+		for k := -RateCoarseSteps; k <= RateCoarseSteps; k++ {
+			rates = withRate(rates, est*math.Pow(2, float64(k)/RateCoarseSteps), rateCoarseTolerance)
+		}
+	}
+	return rates
+}
+
+// withRate is rates with r added, unless one of them is within tol of it
+// (relatively).
+func withRate(rates []float64, r, tol float64) []float64 {
+	for _, q := range rates {
+		if math.Abs(q-r) <= tol*r {
+			return rates
+		}
+	}
+	return append(rates, r)
 }
 
 // rateEstimates are the refill rates the trace suggests: from the spacing
