@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ratecheck/ratecheck/headers"
-	"github.com/ratecheck/ratecheck/probe"
 	"github.com/ratecheck/ratecheck/targets/limiter"
 )
 
@@ -357,19 +356,7 @@ func (v *view) silentNext(i int) *res {
 // loaded CI run graded a stated reset early when trials of other
 // identities, left out of the view, had emptied a global bucket between.
 func (v *view) quietBetween(a, n *res) bool {
-	if v.obs == nil {
-		return true
-	}
-	inView := make(map[int]bool, len(v.rs))
-	for _, r := range v.rs {
-		inView[r.Seq] = true
-	}
-	untested := v.inf.Scope == probe.ScopeUntested || v.inf.Scope == ""
-	for i := range v.obs.Results {
-		m := &v.obs.Results[i]
-		if inView[m.Seq] || (!untested && !probe.OwnTraffic(m.Phase, v.inf.Scope)) {
-			continue
-		}
+	for _, m := range v.leftOut() {
 		if m.Sent < n.Sent && m.Done > a.Sent {
 			return false
 		}

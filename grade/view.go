@@ -120,6 +120,28 @@ type view struct {
 	// doneBefore[j] is the latest completion among the requests of
 	// rs[j]'s key sent before it.
 	doneBefore []time.Duration
+	outside    []*results.Result // leftOut's, once asked (non-nil then)
+}
+
+// leftOut are the requests the view leaves out that may have drawn on the
+// probe's quota (quietBetween), found once: grading asks for each result.
+func (v *view) leftOut() []*results.Result {
+	if v.obs == nil || v.outside != nil {
+		return v.outside
+	}
+	inView := make(map[int]bool, len(v.rs))
+	for _, r := range v.rs {
+		inView[r.Seq] = true
+	}
+	untested := v.inf.Scope == probe.ScopeUntested || v.inf.Scope == ""
+	v.outside = []*results.Result{}
+	for i := range v.obs.Results {
+		m := &v.obs.Results[i]
+		if !inView[m.Seq] && (untested || probe.OwnTraffic(m.Phase, v.inf.Scope)) {
+			v.outside = append(v.outside, m)
+		}
+	}
+	return v.outside
 }
 
 func newView(obs *probe.Observation, inf probe.Inference) *view {
