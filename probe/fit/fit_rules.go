@@ -284,17 +284,22 @@ func Widen(evs []observation.Event, best []Candidate, rtt time.Duration, value f
 	ends := Extremes(best, value)
 	lo, hi := ends[0], ends[1]
 	m := best[0].Mismatches
-	unc := observation.DecisionUncertainty(rtt)
+	// Each step replays one candidate: the events are placed once for
+	// them all, at each edge's offset (placeGrid's, for a grid of one).
+	run := gridPlacement{byKey: evs, evs: evs, unc: observation.DecisionUncertainty(rtt), byOffset: map[time.Duration]timeline{}}
 	for _, edge := range []struct {
 		from Candidate
 		step float64
 	}{{lo, -widenStep}, {hi, widenStep}} {
+		if _, ok := run.byOffset[edge.from.Offset]; !ok && edge.from.Config.Algo != limiter.Concurrency {
+			run.byOffset[edge.from.Offset] = placeEvents(evs, edge.from.Offset, run.unc)
+		}
 		for k := 1; k <= widenSteps; k++ {
 			c := scaled(edge.from.Config, 1+float64(k)*edge.step)
 			if onWallGrid(c) && c.Window != edge.from.Config.Window {
 				break // a wall grid's window is exact (wallWindow)
 			}
-			if ReplayEvents(evs, c, edge.from.Offset, unc, m, nil) > m {
+			if run.replay(c, edge.from.Offset, m) > m {
 				break
 			}
 			best = append(best, Candidate{Config: c, Mismatches: m, Scored: len(evs), Offset: edge.from.Offset})
