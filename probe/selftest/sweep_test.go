@@ -8,12 +8,11 @@ import (
 )
 
 // sweepProbes is how many simulated probes the test sweep runs
-// (RATECHECK_SWEEP overrides it): a probe's fits cost about 1.6 s of CPU
-// on average on this 2-core machine (497 s for 300 on an idle one). CI
-// runs the sweep in the background of the live tests, which it slows: 300
-// took the clean-clone run from 400 s to 685 s, past its 10 minutes; 150
-// is what fits. `ratecheck selftest --sim 2000` is the large sweep.
-const sweepProbes = 150
+// (RATECHECK_SWEEP overrides it): alone on an idle 2-core machine, 300
+// take 162 s (302 s of CPU, about 1 s a probe). The test suite runs it in
+// the background of the live tests, on the CPU they leave idle
+// (scripts/test). `ratecheck selftest --sim 2000` is the large sweep.
+const sweepProbes = 300
 
 func TestSimulationSweep(t *testing.T) {
 	n := sweepProbes
