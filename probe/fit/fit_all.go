@@ -172,16 +172,12 @@ func ratesAround(best []Candidate, step float64, searched []float64) []float64 {
 }
 
 // limitsNear are the limits within refineLimitSpan of a tied best's
-// capacity (a shaping queue's burst plus the request it serves).
+// capacity.
 func limitsNear(best []Candidate, limits []int) []int {
 	var near []int
 	for _, l := range limits {
 		for _, c := range best {
-			capacity := c.Config.Burst
-			if c.Config.Algo == limiter.LeakyShaping {
-				capacity++
-			}
-			if l >= capacity-refineLimitSpan && l <= capacity+refineLimitSpan {
+			if capacity := c.Config.Capacity(); l >= capacity-refineLimitSpan && l <= capacity+refineLimitSpan {
 				near = append(near, l)
 				break
 			}

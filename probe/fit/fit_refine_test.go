@@ -21,12 +21,8 @@ func TestRefinedBucketsFindCapacityAndRate(t *testing.T) {
 	} {
 		obs := probetest.Simulated(t, truth, probetest.Epoch, 1030*time.Millisecond, time.Duration(float64(time.Second)/truth.Rate/1.5))
 		s := search{evs: obs.Events(), h: HypothesesOf(obs), rtt: obs.RTT}
-		tb, ls := s.bucketGrids(s.h.Rates, s.h.Limits)
-		grid := ls
-		if truth.Algo == limiter.TokenBucket {
-			grid = s.withBucketsOfOne(tb)
-		}
-		f := s.refined(truth.Algo, grid)
+		tb, _ := s.bucketGrids(s.h.Rates, s.h.Limits)
+		f := s.refined(truth.Algo, s.withBucketsOfOne(tb))
 		if len(f.Best) == 0 || f.Mismatches() != 0 {
 			t.Fatalf("%v: best %+v, want the run explained", truth, first(f.Best))
 		}
