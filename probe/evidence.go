@@ -98,7 +98,7 @@ func facts(o *observation.Observation, inf Inference) []string {
 			}
 		}
 		if ru := runnerUp(inf); ru != nil {
-			s += fmt.Sprintf("; next best %s: %d", ru.Family, ru.Explained)
+			s += fmt.Sprintf("; next best %s: %s", ru.Family, ru.ExplainedText())
 		}
 		out = append(out, s)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,6 +111,19 @@ type Alternative struct {
 	Family     string `json:"family"`
 	Explained  int    `json:"explained"`
 	Equivalent bool   `json:"equivalent"` // explains the run as well as the winner
+	// AtMost: Explained is a bound. The family's every model left more
+	// than three tenths of the decisions unexplained, and the search
+	// stopped counting there (fit.MostCounted).
+	AtMost bool `json:"at_most,omitempty"`
+}
+
+// ExplainedText is how many decisions the alternative explains, "at most"
+// where that is a bound.
+func (a Alternative) ExplainedText() string {
+	if a.AtMost {
+		return fmt.Sprintf("at most %d", a.Explained)
+	}
+	return strconv.Itoa(a.Explained)
 }
 
 // QueueUnbounded is Inference.Queue for a pacer: a leaky bucket that queues
@@ -209,6 +223,18 @@ func infer(o *observation.Observation, made *fit.Fits) Inference {
 	runnerUp, runnerUpParams := math.MaxInt32, 0
 	unc := observation.DecisionUncertainty(o.RTT)
 	for _, f := range fits[1:] {
+		if f.TooLittle() {
+			// Searched, and no model of it came within fit.MostCounted
+			// mismatches: how many more it misses the search did not
+			// count. As a runner-up it counts as missing no more, so the
+			// confidence is never above what the run earns.
+			least := fit.MostCounted(len(evs)) + 1
+			inf.Alternatives = append(inf.Alternatives, Alternative{Family: f.Family, Explained: len(evs) - least, AtMost: true})
+			if least < runnerUp {
+				runnerUp, runnerUpParams = least, f.Params()
+			}
+			continue
+		}
 		if f.Mismatches() == math.MaxInt32 {
 			continue
 		}

@@ -165,7 +165,7 @@ func tiersFact(o *observation.Observation, inf Inference) string {
 	var singles []string
 	for _, alt := range inf.Alternatives {
 		if alt.Family != limiter.None && alt.Family != limiter.Concurrency && len(singles) < 2 {
-			singles = append(singles, fmt.Sprintf("%s %d", alt.Family, alt.Explained))
+			singles = append(singles, fmt.Sprintf("%s %s", alt.Family, alt.ExplainedText()))
 		}
 	}
 	if len(singles) > 0 {

@@ -184,7 +184,7 @@ func newPageRun(idx int, r *Run, nruns int) pageRun {
 			}
 		}
 		for _, a := range inf.Alternatives {
-			s := fmt.Sprintf("%s explains %d", a.Family, a.Explained)
+			s := fmt.Sprintf("%s explains %s", a.Family, a.ExplainedText())
 			if a.Equivalent {
 				s += " (observationally equivalent on this run)"
 			}

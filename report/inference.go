@@ -32,7 +32,7 @@ func Inference(w io.Writer, target string, inf probe.Inference, requests int, el
 		if a.Equivalent {
 			tag = " (equivalent)"
 		}
-		rows = append(rows, []string{"alternative", fmt.Sprintf("%s explains %d%s", a.Family, a.Explained, tag)})
+		rows = append(rows, []string{"alternative", fmt.Sprintf("%s explains %s%s", a.Family, a.ExplainedText(), tag)})
 	}
 	_ = Table(w, []string{"inference", "value"}, rows)
 	fmt.Fprintln(w, "evidence:")

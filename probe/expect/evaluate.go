@@ -273,14 +273,14 @@ func evalFamily(e Expectation, inf probe.Inference) (string, string, string) {
 		actual = "none (no request was rejected)"
 	}
 	for _, a := range inf.Alternatives {
-		if a.Family == want && a.Explained >= inf.Explained {
+		if a.Family == want && a.Explained >= inf.Explained && !a.AtMost {
 			// Not named only because the simpler family was preferred (a
 			// composition explaining no more than a single family is taken
 			// for it): the run refutes neither.
 			return Untested, actual, fmt.Sprintf("%s explains as many decisions (%d of %d) as %s: the run cannot tell them apart", want, a.Explained, inf.Decisions, inf.Family)
 		}
 		if a.Family == want {
-			return Fail, actual, fmt.Sprintf("%s explains %d of %d decisions, %s %d", want, a.Explained, inf.Decisions, inf.Family, inf.Explained)
+			return Fail, actual, fmt.Sprintf("%s explains %s of %d decisions, %s %d", want, a.ExplainedText(), inf.Decisions, inf.Family, inf.Explained)
 		}
 	}
 	return Fail, actual, ""

@@ -80,7 +80,8 @@ func fitCPUs() int {
 }
 
 // FitFamily replays every config (at each of its clock offsets) and returns
-// the best ones (all that tie for the fewest mismatches).
+// the best ones (all that tie for the fewest mismatches), none if every one
+// misses more than MostCounted.
 func FitFamily(evs []observation.Event, cfgs []limiter.Config, rtt time.Duration) []Candidate {
 	return fitFamilyWithin(evs, cfgs, rtt, 0)
 }
@@ -93,7 +94,9 @@ func Abandoned(evs []observation.Event) bool {
 
 // fitFamilyWithin is fitFamily keeping every candidate within margin
 // mismatches of the best, best first: a coarse grid's nearest point to the
-// truth may miss a decision or two that a finer one explains.
+// truth may miss a decision or two that a finer one explains. It keeps
+// none that misses more than MostCounted: a grid of such candidates
+// returns nothing.
 func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Duration, margin int) []Candidate {
 	unc := observation.DecisionUncertainty(rtt)
 	byKey := observation.KeyMajor(evs) // see keyMajor; the concurrency cap needs time order
@@ -102,8 +105,15 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 	// and merge in grid order so the result is the same as a serial scan.
 	workers := max(1, min(fitCPUs(), len(cfgs)/minReplaysPerWorker))
 	grid := placeGrid(byKey, evs, cfgs, rtt, unc)
+	// Counted only up to MostCounted. The model that limits nothing is one
+	// replay, and the yardstick of the others (a pacer's confidence):
+	// counted whole.
+	ceiling := math.MaxInt32
+	if len(cfgs) > 0 && cfgs[0].Algo != limiter.None {
+		ceiling = mostCounted(len(evs))
+	}
 	var shared atomic.Int64
-	shared.Store(int64(pilotBound(grid, cfgs, rtt)))
+	shared.Store(int64(min(pilotBound(grid, cfgs, rtt), ceiling)))
 	parts := make([][]Candidate, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -146,7 +156,7 @@ func fitFamilyWithin(evs []observation.Event, cfgs []limiter.Config, rtt time.Du
 	var out []Candidate
 	for _, part := range parts {
 		for _, c := range part {
-			if c.Mismatches <= best+margin {
+			if c.Mismatches <= min(best+margin, ceiling) {
 				out = append(out, c)
 			}
 		}

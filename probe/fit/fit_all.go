@@ -74,7 +74,13 @@ func (s search) concurrency() FamilyFit {
 	for _, l := range s.h.Limits {
 		cfgs = append(cfgs, limiter.Config{Algo: limiter.Concurrency, MaxInflight: l})
 	}
-	return FamilyFit{Family: limiter.Concurrency, Best: FitFamily(s.evs, cfgs, s.rtt)}
+	return familySearched(limiter.Concurrency, cfgs, FitFamily(s.evs, cfgs, s.rtt))
+}
+
+// familySearched is the fit of a family that searched the grid cfgs and found
+// best (TooLittle where nothing in a grid of candidates explains the run).
+func familySearched(family string, cfgs []limiter.Config, best []Candidate) FamilyFit {
+	return FamilyFit{Family: family, Best: best, gridSearched: len(cfgs) > 0}
 }
 
 // bucketGrids are the token buckets and shaping queues at rates × the
@@ -122,7 +128,7 @@ func (s search) withBucketsOfOne(tb []limiter.Config) []limiter.Config {
 func (s search) refined(family string, coarse []limiter.Config) FamilyFit {
 	best := FitFamily(s.evs, coarse, s.rtt)
 	if len(best) == 0 {
-		return FamilyFit{Family: family}
+		return familySearched(family, coarse, nil)
 	}
 	searched := slices.Clone(s.h.Rates)
 	for i, step := range refineSteps {
@@ -238,7 +244,7 @@ func (s search) windows() []FamilyFit {
 		cfgs   []limiter.Config
 	}{{limiter.FixedWindow, fixed}, {limiter.SlidingLog, logs}, {limiter.SlidingCounter, counters}} {
 		best := Widen(s.evs, simplest(FitFamily(s.evs, w.cfgs, s.rtt)), s.rtt, windowOf, withWindow)
-		f := FamilyFit{Family: w.family, Best: best}
+		f := familySearched(w.family, w.cfgs, best)
 		// HAProxy's grid, or a start grid whose origin is where the
 		// first request fell (a server started just before the probe)?
 		if w.family == limiter.SlidingCounter && len(best) > 0 && best[0].Config.Align == limiter.AlignFirst {
