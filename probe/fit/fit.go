@@ -458,20 +458,41 @@ func HypothesesOf(o *observation.Observation) Hypotheses {
 			h.wallWindows = append(h.wallWindows, w)
 		}
 	}
-	// nginx delay=N: the admitted requests of the burst that were not
-	// queued, beyond the first.
-	h.delays = []int{0}
-	undelayed := 0
-	for _, r := range o.Phase(o.LastBurstPhase()) {
-		if r.Admitted() && r.Latency()-o.RTT < DelayTolerance(0) {
-			undelayed++
-		}
-	}
-	if undelayed > 1 {
-		h.delays = append(h.delays, undelayed-1)
-	}
+	h.delays = burstDelays(o)
 	h.refill = refillSeedsOf(o)
 	return h
+}
+
+// burstDelays are the nginx delay=N candidates: none, and the admitted
+// requests of the last burst that were not queued, beyond the first.
+// Not queued is answered within DelayTolerance of the round trip — or
+// within that of the burst's slowest rejection, which no server queues:
+// a client reader stalled while the answers came shows in both (the
+// replay allows the same, observation's markClusters). Both counts are
+// candidates, the fit decides: a stall of 66 ms on one of the five
+// undelayed answers of a limit_req burst=10 delay=4 made it delay=3 at
+// confidence 0.63.
+func burstDelays(o *observation.Observation) []int {
+	burst := o.Phase(o.LastBurstPhase())
+	stall := time.Duration(0)
+	for _, r := range burst {
+		if r.Rejected() {
+			stall = max(stall, r.Latency()-o.RTT)
+		}
+	}
+	delays := []int{0}
+	for _, allowance := range []time.Duration{0, stall} {
+		undelayed := 0
+		for _, r := range burst {
+			if r.Admitted() && r.Latency()-o.RTT < allowance+DelayTolerance(0) {
+				undelayed++
+			}
+		}
+		if undelayed > 1 && !slices.Contains(delays, undelayed-1) {
+			delays = append(delays, undelayed-1)
+		}
+	}
+	return delays
 }
 
 // rateGrid is the fine and the coarse grid around each estimate, the
