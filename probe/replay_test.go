@@ -291,20 +291,7 @@ func TestPerConnectionLimitIsReplayedPerConnection(t *testing.T) {
 		shot{observation.PhaseScopeRef, "", 400, false},
 		shot{observation.PhaseScopeConn, "", 410, true}, shot{observation.PhaseScopeConn, "", 411, true}, shot{observation.PhaseScopeConn, "", 412, true},
 		shot{observation.PhaseScopeRef, "", 420, false})
-	o := handmade(shots...)
-	for i := range o.Results {
-		switch r := &o.Results[i]; {
-		case i < 30:
-			r.Conn = int64(i + 1)
-		case r.Phase == observation.PhaseScopeConn:
-			r.Conn = int64(100 + i)
-		default:
-			r.Conn = 31 // the trace and the references share a connection
-		}
-	}
-	if !o.PerConnection() {
-		t.Fatalf("scope %s: not replayed per connection", o.Scope())
-	}
+	o := perConnection(t, shots)
 	if c := fit.ConnCapacity(o); c != 5 {
 		t.Errorf("one connection's capacity %d, want 5", c)
 	}
@@ -321,4 +308,56 @@ func TestPerConnectionLimitIsReplayedPerConnection(t *testing.T) {
 	if r, _ := fit.Replay(o, cfg); r.Mismatches == 0 {
 		t.Error("without connections, thirty admissions at once fit a limit of 5")
 	}
+}
+
+// A connection's first run before its first rejection may span seconds of
+// refill: its admissions at its own closest pace are the capacity.
+func TestConnDenseRunIsOneConnectionsRunAtItsPace(t *testing.T) {
+	var shots []shot
+	for range 30 {
+		shots = append(shots, shot{observation.PhaseBurst, "", 100, true}) // thirty connections, one request each
+	}
+	at := 200.0
+	for range 8 { // one connection, slowly: each admitted as the refill allows
+		shots = append(shots, shot{observation.PhaseSustain, "", at, true})
+		at += 100
+	}
+	for range 20 { // then at its pace: a bucket of 20 emptied
+		shots = append(shots, shot{observation.PhaseSustain, "", at, true})
+		at += 5
+	}
+	shots = append(shots, shot{observation.PhaseSustain, "", at, false},
+		shot{observation.PhaseScopeRef, "", at + 100, false},
+		shot{observation.PhaseScopeConn, "", at + 110, true}, shot{observation.PhaseScopeConn, "", at + 111, true}, shot{observation.PhaseScopeConn, "", at + 112, true},
+		shot{observation.PhaseScopeRef, "", at + 120, false})
+	o := perConnection(t, shots)
+	if c := fit.ConnCapacity(o); c != 28 {
+		t.Errorf("the first run before a rejection: %d, want 28", c)
+	}
+	if c := fit.ConnDenseRun(o); c != 20 {
+		t.Errorf("the run at the connection's pace: %d, want 20", c)
+	}
+}
+
+// perConnection is the run of shots whose first thirty requests (a burst)
+// went over thirty connections of their own, each scope trial over a
+// fresh one, and the rest over one shared connection; the scope trials
+// must find the limit per connection.
+func perConnection(t *testing.T, shots []shot) *observation.Observation {
+	t.Helper()
+	o := handmade(shots...)
+	for i := range o.Results {
+		switch r := &o.Results[i]; {
+		case i < 30:
+			r.Conn = int64(i + 1)
+		case r.Phase == observation.PhaseScopeConn:
+			r.Conn = int64(100 + i)
+		default:
+			r.Conn = 31 // the trace and the references share a connection
+		}
+	}
+	if !o.PerConnection() {
+		t.Fatalf("scope %s: not replayed per connection", o.Scope())
+	}
+	return o
 }

@@ -358,6 +358,9 @@ func HypothesesOf(o *observation.Observation) Hypotheses {
 	// A burst that straddled a window boundary admits two windows' worth:
 	// half of it, and the size of the steps in the trace, are limits too.
 	bases := []int{burstAdm, burstAdm + cal, (burstAdm + cal) / 2}
+	if o.PerConnection() {
+		bases = append(bases, ConnDenseRun(o))
+	}
 	if allBursts > burstAdm {
 		// A burst that admitted all it sent (the request budget capped
 		// it) only bounds the capacity from below; the next, a second
