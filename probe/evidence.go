@@ -66,7 +66,7 @@ func facts(o *observation.Observation, inf Inference) []string {
 		case len(adm) == 0:
 			out = append(out, fmt.Sprintf("recovery trace: nothing admitted in %d requests over %.1f s", len(tr), span))
 		default:
-			steps := fit.GroupStarts(tr, fit.TraceGap(o))
+			steps := fit.DecidedStarts(tr, fit.TraceGap(o))
 			first := adm[0] - tr[0].Sent
 			s := fmt.Sprintf("recovery trace (%d requests over %.1f s): first admission %.0f ms after exhaustion, %d admitted",
 				len(tr), span, float64(first)/1e6, len(adm))

@@ -638,8 +638,23 @@ func firstSent(o *observation.Observation) time.Duration {
 // admissions 3 ms apart were cut into runs, and the step that named the
 // window was lost.
 func GroupStarts(rs []results.Result, gap time.Duration) []time.Duration {
+	return groupStarts(rs, gap, false)
+}
+
+// DecidedStarts are GroupStarts with two runs counted as one step unless
+// the rejections between them certainly came between (observation.Shut):
+// the steps as the server may have decided them, for the evidence's
+// words. (The fit seeds from GroupStarts: merged runs of a trace whose
+// requests are in flight by the dozen seeded a window that explained a
+// two-tier run wrongly, at 0.82.)
+func DecidedStarts(rs []results.Result, gap time.Duration) []time.Duration {
+	return groupStarts(rs, gap, true)
+}
+
+func groupStarts(rs []results.Result, gap time.Duration, decided bool) []time.Duration {
 	var starts []time.Duration
 	run, runStart, last, spacing := 0, time.Duration(0), time.Duration(0), time.Duration(0)
+	var shut observation.Shut
 	flush := func() {
 		if run >= minStepRun {
 			starts = append(starts, runStart)
@@ -653,16 +668,19 @@ func GroupStarts(rs []results.Result, gap time.Duration) []time.Duration {
 			continue
 		}
 		if r.Admitted() {
-			if run > 0 && r.Sent-last > max(gap, traceGapFactor*spacing) {
+			if run > 0 && (decided && shut.Before(r) || r.Sent-last > max(gap, traceGapFactor*spacing)) {
 				flush()
 			}
+			shut = observation.Shut{}
 			if run == 0 {
 				runStart = r.Sent
 			}
 			run++
 			last = r.Sent
-		} else {
+		} else if !decided {
 			flush()
+		} else if run > 0 {
+			shut.Reject(r)
 		}
 		if prev >= 0 {
 			spacing = r.Sent - prev

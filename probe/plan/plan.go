@@ -648,12 +648,7 @@ func (p *planner) enough(tr []*results.Result, elapsed time.Duration) bool {
 	if len(tr) == 0 { // answers still in flight (a slow backend)
 		return false
 	}
-	big := 0
-	for _, g := range observation.AdmissionRuns(tr) {
-		if g >= stepSize {
-			big++
-		}
-	}
+	big := decidedSteps(tr)
 	last := tr[len(tr)-1]
 	// A refill is continuous only over a stretch no lock interrupted: a
 	// bucket behind a window (two tiers) admits singles at its rate until

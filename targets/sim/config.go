@@ -68,7 +68,8 @@ type Config struct {
 	Jitter time.Duration
 	// Stall is the longest stall of the client's reader or of the
 	// server: answers (decisions) that fall in it wait for its end and
-	// come out together. StallShare of the answers (decisions) start one.
+	// come out together (the server's decided in any order, drawn from
+	// the seed). StallShare of the answers (decisions) start one.
 	Stall      time.Duration
 	StallShare float64
 	// Fail is one of the Fail* faults ("" none), from FailAt on (0: a
@@ -203,6 +204,12 @@ func (c Config) FailInstant() time.Duration {
 // rng is the run's one source of randomness: every draw in a fixed order.
 func (c Config) rng() *rand.Rand {
 	return rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
+}
+
+// wakeRNG is the seed's stream for the order a server stall's requests
+// are decided in (Network.held).
+func (c Config) wakeRNG() *rand.Rand {
+	return rand.New(rand.NewPCG(c.Seed, c.Seed^0x5851f42d4c957f2d))
 }
 
 // FromBuiltin is the sim: spec of a builtin: target behind the network

@@ -23,6 +23,10 @@ type Network struct {
 	opt   attack.Options
 	sinks []func(*results.Result)
 	rng   *rand.Rand
+	// wake draws the order in which the requests a server stall held are
+	// decided when it ends: a stream of its own, so the order takes no
+	// draw from rng and a seed's other conditions stay what they were.
+	wake  *rand.Rand
 	epoch time.Time
 
 	mu    sync.Mutex // now and notes, read by other goroutines (progress)
@@ -56,7 +60,7 @@ func New(cfg Config, req *attack.Request, opt attack.Options, sinks ...func(*res
 	if opt.MaxDuration <= 0 {
 		opt.MaxDuration = attack.DefaultMaxDuration
 	}
-	n := &Network{cfg: cfg, req: req, opt: opt, sinks: sinks, rng: cfg.rng()}
+	n := &Network{cfg: cfg, req: req, opt: opt, sinks: sinks, rng: cfg.rng(), wake: cfg.wakeRNG()}
 	n.epoch = epochBase.Add(time.Duration(n.rng.Int64N(int64(epochSpan))))
 	n.cfg.FailAt = cfg.FailInstant()
 	n.server = newServer(n, cfg)
@@ -257,7 +261,7 @@ func (n *Network) step(t time.Duration) bool {
 	n.setNow(ev.at)
 	switch ev.kind {
 	case evArrive:
-		if !n.held(ev, &n.server.stallUntil) {
+		if !n.held(ev, &n.server.stallUntil, true) {
 			n.server.arrive(ev.f)
 		}
 	case evWritten:
@@ -266,7 +270,7 @@ func (n *Network) step(t time.Duration) bool {
 		if ev.f.done {
 			break // the timeout of an answered request: nothing reaches the reader, no stall starts
 		}
-		if !n.held(ev, &n.client.stallUntil) {
+		if !n.held(ev, &n.client.stallUntil, false) {
 			n.client.deliver(ev.f)
 		}
 	case evBudget:
@@ -320,9 +324,12 @@ func (n *Network) stallShare() float64 {
 
 // held defers ev past a stall of the side whose stall ends at *until,
 // perhaps starting one at ev: events that fall in a stall wait for its
-// end and come out together, in their order. It reports whether ev was
-// deferred (and pushed again).
-func (n *Network) held(ev *event, until *time.Duration) bool {
+// end and come out together — the reader's in their order, the server's
+// (shuffled) in any: the handlers a stalled server wakes decide in the
+// order its scheduler runs them, and a real one was seen deciding a
+// trace's last requests newest first. It reports whether ev was deferred
+// (and pushed again).
+func (n *Network) held(ev *event, until *time.Duration, shuffled bool) bool {
 	if n.cfg.Stall <= 0 || ev.drawn {
 		return false
 	}
@@ -337,9 +344,18 @@ func (n *Network) held(ev *event, until *time.Duration) bool {
 	ev.at = *until
 	n.events.order++
 	ev.order = n.events.order
+	if shuffled {
+		// After every event scheduled for that instant in the ordinary
+		// way, among the held ones at random.
+		ev.order = wokenOrder + n.wake.IntN(wokenOrder)
+	}
 	heap.Push(&n.events, ev)
 	return true
 }
+
+// wokenOrder is far above any count of events a run schedules: a held
+// arrival's order is drawn from [wokenOrder, 2·wokenOrder).
+const wokenOrder = 1 << 40
 
 // failing reports whether the fault is on at t.
 func (n *Network) failing(kind string, t time.Duration) bool {
