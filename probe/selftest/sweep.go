@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -56,8 +58,18 @@ func (r *SweepRun) right() bool { return r.Outcome.FamilyOK || r.Outcome.Equival
 // inconclusive: no family named.
 func (r *SweepRun) inconclusive() bool { return r.Outcome.Inference.Family == probe.Inconclusive }
 
+// sweepGCPercent is the garbage collector's target while a sweep runs
+// (unless GOGC says otherwise): a batch of CPU-bound fits over a small
+// live heap, collected four times less often than at the default 100.
+// selftest --sim 60 took 40.0 s of CPU against 46.5 (-14 %; two runs each,
+// alternated), its peak RSS 180-200 MB against 90-105.
+const sweepGCPercent = 400
+
 // Sweep runs opt.N simulated probes and reports them.
 func Sweep(ctx context.Context, opt SweepOptions) (*SweepReport, error) {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(sweepGCPercent))
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
