@@ -84,8 +84,7 @@ func Replay(o *observation.Observation, cfg limiter.Config) (Replayed, error) {
 // windows) depends on absolute time, known only to the arrival
 // uncertainty; the other models only on the time between requests.
 func replayOffsets(cfg limiter.Config, rtt time.Duration) []time.Duration {
-	if cfg.Algo == limiter.FixedWindow && cfg.Align != limiter.AlignStart || onWallGrid(cfg) ||
-		cfg.Algo == limiter.Tiers && tiersOnWall(cfg) {
+	if onWallGrid(cfg) || cfg.Algo == limiter.Tiers && tiersOnWall(cfg) {
 		// (A start grid's phase is a fitted parameter: it takes the
 		// offset's place; a grid a key's first request anchors moves
 		// with it.)
