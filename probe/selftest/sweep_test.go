@@ -9,9 +9,10 @@ import (
 
 // sweepProbes is how many simulated probes the test sweep runs
 // (RATECHECK_SWEEP overrides it): alone on an idle 2-core machine, 300
-// take 127-139 s (251-276 s of CPU, under 1 s a probe). The test suite
-// runs it last in the background of the live tests, on the CPU they leave
-// idle while they wait on real servers (scripts/test): 163-211 s there.
+// take 114-117 s (219-223 s of CPU, under 1 s a probe). The test suite
+// runs it in the background of the live tests once the race detector's
+// phase is over, on the CPU they leave idle while they wait on real
+// servers (scripts/test): 138 s there.
 // `ratecheck selftest --sim 2000` is the large sweep.
 const sweepProbes = 300
 
